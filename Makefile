@@ -1,0 +1,30 @@
+# The two commands of the README: `make demo` and `make test`. Both set everything up themselves.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint typecheck unit casebook bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "argo-why needs Python 3.11 or newer")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $@
+
+demo: $(STAMP)
+	$(BIN)/argo-why demo
+
+test: $(STAMP)
+	@scripts/ensure-tools.sh jq
+	$(BIN)/ruff check bot tests bench
+	$(BIN)/ruff format --check bot tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/analysis.py --resources 2000
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

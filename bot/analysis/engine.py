@@ -1,0 +1,189 @@
+"""The analysis: desired + live + context in, a Report out. Pure: no I/O of any kind.
+
+For every desired object with a live counterpart (matched by API group, kind,
+namespace and name), every difference (``diff``) gets its owners
+(``managedfields``), a cause (``causes``) and a fix (``rules``). Differences an
+existing ignoreDifferences rule already hides (the Application's own, or
+argocd-cm's) are not findings. Secret values are masked before they reach a
+Finding. Missing inputs (no live counterpart, no managedFields) become notes in
+the report and lower the confidence instead of failing.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from fnmatch import fnmatchcase
+from typing import Any
+
+from bot import wording
+from bot.analysis import masking
+from bot.analysis.causes import ObjectInputs, decide
+from bot.analysis.context import ContextIndex, meta, tracked_app
+from bot.analysis.diff import Delta, diff_objects
+from bot.analysis.managedfields import Entry, entries_of, owners
+from bot.analysis.pointer import MISSING, covers, join
+from bot.analysis.rules import propose, rule_paths
+from bot.analysis.schema import group_of
+from bot.model import Finding, Report, ResourceRef
+
+ObjKey = tuple[str, str, str, str]
+
+
+def resource_ref(obj: dict[str, Any]) -> ResourceRef:
+    api = str(obj.get("apiVersion") or "")
+    m = meta(obj)
+    return ResourceRef(
+        group=group_of(api),
+        version=api.rsplit("/", 1)[-1] if api else "",
+        kind=str(obj.get("kind")),
+        namespace=str(m.get("namespace") or ""),
+        name=str(m.get("name")),
+    )
+
+
+def _key(ref: ResourceRef) -> ObjKey:
+    return (ref.group, ref.kind, ref.namespace, ref.name)
+
+
+def infer_app(desired: Iterable[dict[str, Any]]) -> str | None:
+    """The Application the manifests were rendered for, from their tracking annotation or label."""
+    names = Counter(app for app, _ in map(tracked_app, desired) if app)
+    return names.most_common(1)[0][0] if names else None
+
+
+def _normalize_desired(obj: dict[str, Any]) -> dict[str, Any]:
+    """What Argo CD compares: a Secret's stringData folded into data (base64), as Argo CD does."""
+    if obj.get("kind") == "Secret" and group_of(str(obj.get("apiVersion", ""))) == "" and obj.get("stringData"):
+        data = dict(obj.get("data") or {})
+        for k, v in (obj.get("stringData") or {}).items():
+            data[k] = base64.b64encode(str(v).encode()).decode()
+        out = {k: v for k, v in obj.items() if k != "stringData"}
+        out["data"] = data
+        return out
+    return obj
+
+
+def _rule_applies(rule: dict[str, Any], ref: ResourceRef) -> bool:
+    group = rule.get("group") or ""
+    kind = rule.get("kind") or ""
+    if not fnmatchcase(ref.group, group) or not fnmatchcase(ref.kind, kind):
+        return False
+    if rule.get("name") and rule["name"] != ref.name:
+        return False
+    return not (rule.get("namespace") and rule["namespace"] != ref.namespace)
+
+
+def _already_ignored(
+    delta: Delta,
+    ref: ResourceRef,
+    rules: Sequence[dict[str, Any]],
+    desired: dict[str, Any],
+    live: dict[str, Any],
+    entries: list[Entry] | None,
+) -> bool:
+    for rule in rules:
+        if not _rule_applies(rule, ref):
+            continue
+        managers = set(rule.get("managedFieldsManagers") or [])
+        if managers and entries is not None and any(e.manager in managers for e in owners(entries, live, delta.path)):
+            return True
+        try:
+            hidden = [join(p) for p in rule_paths(rule, live)] + [join(p) for p in rule_paths(rule, desired)]
+        except ValueError:
+            continue  # a rule jq cannot run hides nothing, in Argo CD as here
+        if any(covers(h, delta.pointer) for h in hidden):
+            return True
+    return False
+
+
+def explain(
+    desired: Sequence[dict[str, Any]],
+    live: Sequence[dict[str, Any]],
+    context: Sequence[dict[str, Any]] = (),
+    *,
+    app: str | None = None,
+    desired_again: Sequence[dict[str, Any]] | None = None,
+) -> Report:
+    """Analyse why ``live`` differs from ``desired``; see the module docstring."""
+    app = app or infer_app(desired)
+    report = Report(app=app)
+    if app is None:
+        report.notes.append(wording.NO_APP)
+    live_by_key: dict[ObjKey, dict[str, Any]] = {}
+    live_by_name: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for obj in live:
+        ref = resource_ref(obj)
+        live_by_key.setdefault(_key(ref), obj)
+        live_by_name.setdefault((ref.group, ref.kind, ref.name), []).append(obj)
+    again_by_key = {_key(resource_ref(o)): o for o in desired_again or ()}
+    index = ContextIndex.build(context, live, desired)
+    existing_rules = index.ignore_rules(app)
+
+    for raw in desired:
+        dobj = _normalize_desired(raw)
+        ref = resource_ref(dobj)
+        lobj = live_by_key.get(_key(ref))
+        if lobj is None and not ref.namespace:
+            # Argo CD fills in the destination namespace when the manifest leaves it out
+            candidates = live_by_name.get((ref.group, ref.kind, ref.name), [])
+            lobj = candidates[0] if len(candidates) == 1 else None
+        if lobj is None:
+            report.notes.append(wording.NOT_LIVE.format(label=ref.label))
+            continue
+        live_ref = resource_ref(lobj)
+        ref = ResourceRef(ref.group, ref.kind, live_ref.namespace, ref.name, live_ref.version or ref.version)
+        report.resources_compared += 1
+        deltas = diff_objects(dobj, lobj)
+        entries = entries_of(lobj)
+        if entries is None:
+            report.notes.append(wording.NO_MANAGED_FIELDS.format(label=ref.label))
+        if not deltas:
+            continue
+        again = again_by_key.get(_key(resource_ref(dobj)))
+        inputs = ObjectInputs(
+            ref,
+            dobj,
+            lobj,
+            entries,
+            app,
+            index,
+            _normalize_desired(again) if again else None,
+            desired_again is not None,
+        )
+        for delta in deltas:
+            if existing_rules and _already_ignored(delta, ref, existing_rules, dobj, lobj, entries):
+                report.ignored += 1
+                continue
+            report.findings.append(_finding(delta, inputs))
+    if report.ignored:
+        report.notes.append(wording.ALREADY_IGNORED.format(count=report.ignored))
+    report.findings.sort(key=Finding.sort_key)
+    return report
+
+
+def _finding(delta: Delta, inp: ObjectInputs) -> Finding:
+    ref = inp.ref
+    verdict = decide(delta, inp)
+    fix = propose(verdict.cause, delta, ref, inp.desired, inp.live)
+    pointer = delta.pointer
+    desired = masking.mask(ref.group, ref.kind, pointer, delta.desired)
+    live = masking.mask(ref.group, ref.kind, pointer, delta.live)
+    desired = None if desired is MISSING else desired
+    live = None if live is MISSING else live
+    text = wording.explanation(pointer, ref.label, verdict.reason, desired, live)
+    if fix.verified is False:
+        text += f" ({wording.RULE_NOT_VERIFIED})"
+    return Finding(
+        resource=ref,
+        pointer=pointer,
+        desired=desired,
+        live=live,
+        cause=verdict.cause,
+        confidence=verdict.confidence,
+        writer=verdict.writer,
+        explanation=text,
+        fix=fix,
+        evidence=verdict.evidence,
+    )

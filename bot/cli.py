@@ -1,0 +1,156 @@
+"""The ``argo-why`` command line (``python -m bot`` is the same).
+
+Subcommands: ``explain`` (files in, report out), ``blame`` (who owns every line)
+and ``demo`` (the bundled examples). Exit status: 0 no drift, 1 drift
+explained, 2 bad input (one line on stderr naming the file and document), 3
+upstream or internal error. No traceback reaches the user unless
+``ARGO_WHY_DEBUG=1`` is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bot.errors import ArgoWhyError, BadInput
+from bot.model import Report
+
+EXIT_CLEAN, EXIT_DRIFT, EXIT_BAD_INPUT, EXIT_UPSTREAM = 0, 1, 2, 3
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def read_objects(paths: Sequence[str]) -> list[dict[str, Any]]:
+    from bot.analysis import load_documents
+
+    objs: list[dict[str, Any]] = []
+    for p in paths:
+        if p == "-":
+            text, source = sys.stdin.read(), "<stdin>"
+        else:
+            try:
+                text, source = Path(p).read_text(encoding="utf-8"), p
+            except OSError as e:
+                raise BadInput(f"cannot read: {e.strerror or e}", source=p) from e
+            except UnicodeDecodeError as e:
+                raise BadInput("not UTF-8 text", source=p) from e
+        objs.extend(load_documents(text, source))
+    return objs
+
+
+def render(report: Report, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    from bot.render.text import render as render_text
+
+    return render_text(report)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from bot.analysis import explain
+
+    desired = read_objects(args.desired)
+    live = read_objects(args.live)
+    context = read_objects(args.context) if args.context else []
+    again = read_objects(args.desired_again) if args.desired_again else None
+    if desired and live and not _any_pair(desired, live):
+        raise BadInput(
+            "no object in --desired has a counterpart in --live (same group, kind, namespace, name)",
+            source=", ".join(args.live),
+        )
+    report = explain(desired, live, context, app=args.app, desired_again=again)
+    sys.stdout.write(render(report, args.format))
+    for note in report.notes:
+        if args.format == "json":
+            print(f"argo-why: note: {note}", file=sys.stderr)
+    return EXIT_DRIFT if report.findings else EXIT_CLEAN
+
+
+def _any_pair(desired: list[dict[str, Any]], live: list[dict[str, Any]]) -> bool:
+    names = {(o.get("kind"), (o.get("metadata") or {}).get("name")) for o in live}
+    return any((o.get("kind"), (o.get("metadata") or {}).get("name")) in names for o in desired)
+
+
+def cmd_blame(args: argparse.Namespace) -> int:
+    from bot.analysis.blame import blame_many
+
+    objs = read_objects([args.file])
+    sys.stdout.write(blame_many(objs, time_format=args.time))
+    return EXIT_CLEAN
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from bot.analysis import explain
+
+    scenarios = sorted(p for p in EXAMPLES.iterdir() if (p / "scenario.json").exists()) if EXAMPLES.is_dir() else []
+    if not scenarios:
+        raise BadInput("no bundled examples found", source=str(EXAMPLES))
+    for folder in scenarios:
+        spec = json.loads((folder / "scenario.json").read_text(encoding="utf-8"))
+        ctx = folder / "context.yaml"
+        report = explain(
+            read_objects([str(folder / "desired.yaml")]),
+            read_objects([str(folder / "live.yaml")]),
+            read_objects([str(ctx)]) if ctx.exists() else [],
+            app=spec.get("app"),
+        )
+        bar = "=" * 100
+        sys.stdout.write(f"{bar}\n{folder.name}: {spec.get('title', '')}\n{bar}\n")
+        sys.stdout.write(render(report, "text") + "\n")
+    return EXIT_CLEAN
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="argo-why", description="Why is my Argo CD Application OutOfSync?")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ex = sub.add_parser("explain", help="explain the drift between rendered manifests and live objects")
+    ex.add_argument("--desired", nargs="+", required=True, metavar="FILE", help="rendered manifests (- for stdin)")
+    ex.add_argument(
+        "--live",
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="kubectl get -o yaml --show-managed-fields output",
+    )
+    ex.add_argument("--context", nargs="+", metavar="FILE", help="other cluster objects (HPAs, webhooks, apps, ...)")
+    ex.add_argument("--desired-again", nargs="+", metavar="FILE", help="a second render of the same revision")
+    ex.add_argument("--app", help="the Application the manifests belong to")
+    ex.add_argument("--format", choices=("text", "json"), default="text")
+    ex.set_defaults(func=cmd_explain)
+
+    bl = sub.add_parser("blame", help="print an object with the owner(s) of every line")
+    bl.add_argument("file", metavar="FILE")
+    bl.add_argument("--time", choices=("none", "relative", "full"), default="relative")
+    bl.set_defaults(func=cmd_blame)
+
+    de = sub.add_parser("demo", help="run the analysis on the bundled examples")
+    de.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+        return code
+    except ArgoWhyError as e:
+        print(f"argo-why: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except Exception as e:  # a bug: one line, never a traceback, unless asked for
+        if os.environ.get("ARGO_WHY_DEBUG"):
+            raise
+        print(
+            f"argo-why: internal error ({type(e).__name__}); set ARGO_WHY_DEBUG=1 for details",
+            file=sys.stderr,
+        )
+        return EXIT_UPSTREAM

@@ -1,0 +1,170 @@
+"""The Report and its parts: plain dataclasses, the JSON contract of DESIGN.md section 3.
+
+``Report.to_dict()`` is the one place the JSON shape is produced; every output
+format (text, JSON, Slack) renders from these objects. Values held here are
+already masked where they belong to a Secret.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Cause = Literal[
+    "autoscaler",
+    "operator",
+    "mutating-webhook",
+    "api-defaulting",
+    "normalization",
+    "nondeterministic-render",
+    "shared-resource",
+    "other-gitops",
+    "manual-edit",
+    "unknown",
+]
+CAUSES: tuple[str, ...] = Cause.__args__  # type: ignore[attr-defined]
+Confidence = Literal["confirmed", "likely", "possible"]
+Action = Literal["ignore", "change-source", "revert", "server-side-diff", "resolve-ownership", "investigate"]
+
+
+@dataclass(frozen=True, order=True)
+class ResourceRef:
+    group: str
+    kind: str
+    namespace: str
+    name: str
+    version: str = ""
+
+    @property
+    def label(self) -> str:
+        """``Kind ns/name`` (``Kind name`` when cluster-scoped), for people."""
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "group": self.group,
+            "version": self.version,
+            "kind": self.kind,
+            "namespace": self.namespace or None,
+            "name": self.name,
+        }
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    kind: str
+    name: str
+    namespace: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "namespace": self.namespace, "name": self.name}
+
+
+@dataclass(frozen=True)
+class Writer:
+    manager: str | None = None
+    operation: str | None = None
+    subresource: str | None = None
+    time: str | None = None
+    object: ObjectRef | None = None
+    co_owners: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        if self.object is not None:
+            return self.object.label
+        return self.manager or "nobody"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "manager": self.manager,
+            "operation": self.operation,
+            "subresource": self.subresource,
+            "time": self.time,
+            "object": self.object.to_dict() if self.object else None,
+            "label": self.label,
+            "co_owners": list(self.co_owners),
+        }
+
+
+@dataclass
+class Fix:
+    action: Action
+    rule: dict[str, Any] | None = None
+    sync_options: list[str] = field(default_factory=list)
+    alternative: str | None = None
+    hides: list[str] = field(default_factory=list)
+    verified: bool | None = None
+    fallback: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "rule": self.rule,
+            "sync_options": list(self.sync_options),
+            "alternative": self.alternative,
+            "hides": list(self.hides),
+            "verified": self.verified,
+            "fallback": self.fallback,
+        }
+
+
+@dataclass
+class Finding:
+    resource: ResourceRef
+    pointer: str
+    desired: Any
+    live: Any
+    cause: Cause
+    confidence: Confidence
+    writer: Writer
+    explanation: str
+    fix: Fix
+    evidence: list[str] = field(default_factory=list)
+
+    def sort_key(self) -> tuple[str, str, str, str, str]:
+        r = self.resource
+        return (r.group, r.kind, r.namespace, r.name, self.pointer)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "resource": self.resource.to_dict(),
+            "pointer": self.pointer,
+            "desired": self.desired,
+            "live": self.live,
+            "cause": self.cause,
+            "confidence": self.confidence,
+            "writer": self.writer.to_dict(),
+            "explanation": self.explanation,
+            "fix": self.fix.to_dict(),
+            "evidence": list(self.evidence),
+        }
+
+
+@dataclass
+class Report:
+    app: str | None
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    resources_compared: int = 0
+    ignored: int = 0
+
+    @property
+    def drifted(self) -> bool:
+        return bool(self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "app": self.app,
+            "findings": [f.to_dict() for f in self.findings],
+            "notes": list(self.notes),
+            "summary": {
+                "resources_compared": self.resources_compared,
+                "findings": len(self.findings),
+                "already_ignored": self.ignored,
+            },
+        }

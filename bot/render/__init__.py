@@ -1,0 +1,1 @@
+"""Pure renderers from a Report to an output format (text for terminals, JSON)."""

@@ -1,0 +1,80 @@
+"""The Report as text for a person in a terminal.
+
+Grouped by resource, one verdict per field, then the evidence, the proposed rule
+as YAML and the advice. Pure: Report in, string out. Values are already masked
+in the Report; nothing else is read.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+import yaml
+
+from bot import wording
+from bot.model import Finding, Report
+
+
+def _yaml(data: object, indent: int) -> str:
+    text = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100).rstrip("\n")
+    pad = " " * indent
+    return "\n".join(pad + line for line in text.splitlines())
+
+
+def _writer_line(f: Finding) -> str:
+    w = f.writer
+    if w.manager is None:
+        who = "no managedFields entry owns it"
+    else:
+        sub = f", subresource {w.subresource}" if w.subresource else ""
+        who = f"{w.manager} ({w.operation or '?'}{sub}) at {w.time or 'unknown time'}"
+    if w.object is not None:
+        who += f"; {w.object.label}"
+    if w.co_owners:
+        who += f"; co-owned with {', '.join(w.co_owners)}"
+    return who
+
+
+def _finding(f: Finding) -> list[str]:
+    lines = [
+        f"  {f.pointer}",
+        f"    verdict:  {f.cause} ({f.confidence}): {wording.CAUSE_TITLES[f.cause]}",
+        f"    Git:      {wording.short_value(f.desired, 100) if f.desired is not None else '(absent)'}",
+        f"    live:     {wording.short_value(f.live, 100) if f.live is not None else '(absent)'}",
+        f"    writer:   {_writer_line(f)}",
+        f"    why:      {f.explanation}",
+        f"    fix:      {f.fix.action}",
+    ]
+    if f.fix.rule is not None:
+        label = "fallback rule" if f.fix.fallback else "rule"
+        lines.append(f"    {label} (spec.ignoreDifferences of the Application):")
+        lines.append(_yaml([f.fix.rule], 6))
+        if f.fix.sync_options:
+            lines.append(f"    syncOptions: {', '.join(f.fix.sync_options)}")
+        lines.append(f"    hides:    {', '.join(f.fix.hides)}")
+    if f.fix.alternative:
+        lines.append(f"    better:   {f.fix.alternative}")
+    return lines
+
+
+def render(report: Report) -> str:
+    if not report.findings:
+        head = f"No drift: {report.resources_compared} resource(s) of {report.app or 'the app'} match Git."
+        return "\n".join([head, *(f"note: {n}" for n in report.notes)]) + "\n"
+    resources = len({f.resource for f in report.findings})
+    out = [
+        f"{report.app or 'app'}: {len(report.findings)} difference(s) in {resources} resource(s) "
+        f"(of {report.resources_compared} compared)",
+        "",
+    ]
+    for res, group in groupby(report.findings, key=lambda f: f.resource):
+        api = f"{res.group}/{res.version}" if res.group else res.version or "v1"
+        out.append(f"{res.label} ({api})")
+        for f in group:
+            out.extend(_finding(f))
+            out.append("")
+    out.append("What not to do:")
+    out.extend(f"  - {line}" for line in wording.DO_NOT)
+    for n in report.notes:
+        out.append(f"note: {n}")
+    return "\n".join(out) + "\n"
