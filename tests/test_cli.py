@@ -1,0 +1,149 @@
+"""The command line contract: formats, exit codes, and one clear line for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.cli import main
+from tests.conftest import CASEBOOK, deployment, entry, live_of
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, input=stdin, timeout=60)
+
+
+def write(tmp: Path, name: str, *docs: dict[str, Any]) -> str:
+    path = tmp / name
+    path.write_text(yaml.safe_dump_all(docs))
+    return str(path)
+
+
+@pytest.fixture
+def drifted(tmp_path: Path) -> tuple[str, str]:
+    d = deployment()
+    live = live_of(
+        d,
+        entry(
+            "kubectl-edit",
+            {"f:spec": {"f:template": {"f:spec": {"f:containers": {'k:{"name":"app"}': {"f:image": {}}}}}}},
+        ),
+    )
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/acme/web:1.0.1"
+    return write(tmp_path, "desired.yaml", d), write(
+        tmp_path, "live.yaml", {"apiVersion": "v1", "kind": "List", "items": [live]}
+    )
+
+
+def test_json_report_and_exit_1_on_drift(drifted: tuple[str, str]) -> None:
+    desired, live = drifted
+    proc = run("explain", "--desired", desired, "--live", live, "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    [f] = report["findings"]
+    assert f["resource"] == {"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "shop", "name": "web"}
+    assert f["pointer"] == "/spec/template/spec/containers/0/image"
+    assert f["writer"]["manager"] == "kubectl-edit" and f["cause"] == "manual-edit"
+    assert set(f) >= {"desired", "live", "confidence", "explanation", "fix"}
+
+
+def test_text_report_groups_by_resource(drifted: tuple[str, str]) -> None:
+    desired, live = drifted
+    proc = run("explain", "--desired", desired, "--live", live)
+    assert proc.returncode == 1
+    assert "Deployment shop/web (apps/v1)" in proc.stdout and "manual-edit" in proc.stdout
+
+
+def test_stdin_and_json_input(tmp_path: Path) -> None:
+    d = deployment()
+    live_path = tmp_path / "live.json"
+    live_path.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": [live_of(d)]}))
+    proc = run("explain", "--desired", "-", "--live", str(live_path), "--format", "json", stdin=yaml.safe_dump(d))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["findings"] == []
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("kind: Deployment\nmetadata:\n  name: [unclosed\n", "document 1: not valid YAML (line"),
+        ("kind: ConfigMap\nmetadata: {name: a}\n---\nkind: x\n  bad: indent\n", "document 2: not valid YAML (line 5"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nmetadata:\n  name: b\n",
+         "document 2: object has no kind"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "document 1: ConfigMap has no metadata.name"),
+        ("- just\n- a list\n", "document 1: expected a Kubernetes object"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_one_line_naming_file_and_document(tmp_path: Path, content: str, message: str) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(content)
+    good = write(tmp_path, "live.yaml", live_of(deployment()))
+    proc = run("explain", "--desired", str(bad), "--live", good)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(bad) in lines[0] and message in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_file_and_no_counterpart(tmp_path: Path) -> None:
+    good = write(tmp_path, "live.yaml", live_of(deployment()))
+    proc = run("explain", "--desired", str(tmp_path / "nope.yaml"), "--live", good)
+    assert proc.returncode == 2 and "nope.yaml: cannot read" in proc.stderr
+    other = write(tmp_path, "other.yaml", deployment(name="api"))
+    proc = run("explain", "--desired", other, "--live", good)
+    assert proc.returncode == 2 and "no object in --desired has a counterpart" in proc.stderr
+
+
+def test_partial_input_reports_with_notes(tmp_path: Path) -> None:
+    d, extra = deployment(), deployment(name="api")
+    live = live_of(d)
+    del live["metadata"]["managedFields"]
+    proc = run(
+        "explain",
+        "--desired",
+        write(tmp_path, "d.yaml", d, extra),
+        "--live",
+        write(tmp_path, "l.yaml", live),
+        "--format",
+        "json",
+    )
+    assert proc.returncode == 0
+    notes = json.loads(proc.stdout)["notes"]
+    assert any("shop/api" in n for n in notes) and any("managedFields" in n for n in notes)
+    assert "note:" in proc.stderr
+
+
+def test_usage_error_exits_2_without_traceback() -> None:
+    proc = run("explain", "--live", "x.yaml")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_secret_case_text_output_never_shows_values(capsys: pytest.CaptureFixture[str]) -> None:
+    case = CASEBOOK / "cases" / "helm-randalphanum-secret"
+    if not case.exists():
+        pytest.skip("casebook not present")
+    forbidden = json.loads((case / "case.json").read_text())["forbid_strings"]
+    for fmt in ("text", "json"):
+        code = main(
+            [
+                "explain",
+                "--desired",
+                str(case / "desired.yaml"),
+                "--live",
+                str(case / "live.yaml"),
+                "--desired-again",
+                str(case / "desired-again.yaml"),
+                "--format",
+                fmt,
+            ]
+        )
+        out = capsys.readouterr()
+        assert code == 1
+        assert not [s for s in forbidden if s in out.out or s in out.err]
