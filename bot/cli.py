@@ -24,7 +24,7 @@ EXIT_CLEAN, EXIT_DRIFT, EXIT_BAD_INPUT, EXIT_UPSTREAM = 0, 1, 2, 3
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-def read_objects(paths: Sequence[str]) -> list[dict[str, Any]]:
+def read_objects(paths: Sequence[str], *, require_name: bool = True) -> list[dict[str, Any]]:
     from bot.analysis import load_documents
 
     objs: list[dict[str, Any]] = []
@@ -38,7 +38,7 @@ def read_objects(paths: Sequence[str]) -> list[dict[str, Any]]:
                 raise BadInput(f"cannot read: {e.strerror or e}", source=p) from e
             except UnicodeDecodeError as e:
                 raise BadInput("not UTF-8 text", source=p) from e
-        objs.extend(load_documents(text, source))
+        objs.extend(load_documents(text, source, require_name=require_name))
     return objs
 
 
@@ -78,7 +78,7 @@ def _any_pair(desired: list[dict[str, Any]], live: list[dict[str, Any]]) -> bool
 def cmd_blame(args: argparse.Namespace) -> int:
     from bot.analysis.blame import blame_many
 
-    objs = read_objects([args.file])
+    objs = read_objects([args.file], require_name=False)
     sys.stdout.write(blame_many(objs, time_format=args.time))
     return EXIT_CLEAN
 

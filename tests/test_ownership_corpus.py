@@ -74,3 +74,45 @@ def test_every_owned_leaf_exists_in_its_object() -> None:
     for path in sorted(need(CORPUS).glob("*live*")):
         for obj in load_documents(path.read_text(), path.name):
             assert entries_of(obj), path.name
+
+
+def _walk(value: Any, path: Path = ()) -> Any:
+    yield path, value
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if path == () and k == "metadata":
+                v = {mk: mv for mk, mv in v.items() if mk != "managedFields"}
+            yield from _walk(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _walk(v, (*path, i))
+
+
+@pytest.mark.parametrize("name", ["deploy.yaml", "list.yaml", "multi-manager-list-item.yaml"])
+def test_ownership_agrees_with_kubectl_blame_tree(name: str) -> None:
+    """Where kubectl-blame attributes a line to its own field (not inherited), owners() names the same entries."""
+    from bot.analysis.blame import _build_tree, _item_node, _Node
+
+    path_ = need(CORPUS / "kubectl-blame" / name)
+    for obj in load_documents(path_.read_text(), name, require_name=False):
+        entries = entries_of(obj)
+        assert entries is not None
+        tree = _build_tree(entries, [e.manager for e in entries])
+        for path, _value in _walk(obj):
+            if not path:
+                continue
+            node: _Node | None = tree
+            cur: Any = obj
+            inherited: set[int] = set()
+            for tok in path:
+                if node is None:
+                    break
+                if node.owners and not (node.fields or node.keys or node.values or node.indexes):
+                    inherited |= node.owners  # an atomic leaf above the path
+                node = _item_node(node, cur[tok], tok) if isinstance(tok, int) else node.fields.get(tok)
+                cur = cur[tok]
+            mine = {entries.index(e) for e in owners(entries, obj, path)}
+            if node is not None and node.owners:
+                assert mine == node.owners, (name, path)
+            else:
+                assert mine <= inherited, (name, path)

@@ -49,8 +49,11 @@ def _yaml_documents(text: str, source: str) -> list[Any]:
     return docs
 
 
-def load_documents(text: str, source: str = "<input>") -> list[dict[str, Any]]:
-    """All Kubernetes objects in ``text``, with ``List`` wrappers flattened."""
+def load_documents(text: str, source: str = "<input>", *, require_name: bool = True) -> list[dict[str, Any]]:
+    """All Kubernetes objects in ``text``, with ``List`` wrappers flattened.
+
+    ``require_name=False`` accepts objects without ``metadata.name`` (``blame`` prints any object).
+    """
     docs = _json_documents(text)
     if docs is None:
         docs = _yaml_documents(text, source)
@@ -63,19 +66,21 @@ def load_documents(text: str, source: str = "<input>") -> list[dict[str, Any]]:
         kind = doc.get("kind")
         if isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), list):
             for pos, item in enumerate(doc["items"]):
-                objects.append(_checked(item, source, number, f"item {pos}"))
+                objects.append(_checked(item, source, number, f"item {pos}", require_name))
             continue
-        objects.append(_checked(doc, source, number, None))
+        objects.append(_checked(doc, source, number, None, require_name))
     return objects
 
 
-def _checked(obj: Any, source: str, number: int, item: str | None) -> dict[str, Any]:
+def _checked(obj: Any, source: str, number: int, item: str | None, require_name: bool) -> dict[str, Any]:
     suffix = f" ({item})" if item else ""
     if not isinstance(obj, dict):
         raise BadInput(f"expected a Kubernetes object{suffix}", source=source, document=number)
     if not isinstance(obj.get("kind"), str) or not obj["kind"]:
         raise BadInput(f"object has no kind{suffix}", source=source, document=number)
     meta = obj.get("metadata")
+    if not require_name:
+        return obj
     if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
         raise BadInput(f"{obj['kind']} has no metadata.name{suffix}", source=source, document=number)
     return obj
