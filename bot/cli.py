@@ -1,7 +1,8 @@
 """The ``argo-why`` command line (``python -m bot`` is the same).
 
-Subcommands: ``explain`` (files in, report out), ``blame`` (who owns every line)
-and ``demo`` (the bundled examples). Exit status: 0 no drift, 1 drift
+Subcommands: ``explain`` (files in, report out), ``why`` (the same against a live
+Argo CD, read-only), ``blame`` (who owns every line) and ``demo`` (the bundled
+examples). Exit status: 0 no drift, 1 drift
 explained, 2 bad input (one line on stderr naming the file and document), 3
 upstream or internal error. No traceback reaches the user unless
 ``ARGO_WHY_DEBUG=1`` is set.
@@ -75,6 +76,26 @@ def _any_pair(desired: list[dict[str, Any]], live: list[dict[str, Any]]) -> bool
     return any((o.get("kind"), (o.get("metadata") or {}).get("name")) in names for o in desired)
 
 
+def cmd_why(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from bot.config import load_settings
+    from bot.sources.argocd import ArgoCDClient
+    from bot.why import investigate
+
+    settings = load_settings()
+    settings.require("ARGOCD_URL", "ARGOCD_TOKEN")
+
+    async def run() -> Report:
+        async with ArgoCDClient(settings) as argocd:
+            return await investigate(args.app, settings, app_namespace=args.app_namespace, argocd=argocd,
+                                     cluster=not args.no_cluster)  # fmt: skip
+
+    report = asyncio.run(run())
+    sys.stdout.write(render(report, args.format))
+    return EXIT_DRIFT if report.findings else EXIT_CLEAN
+
+
 def cmd_blame(args: argparse.Namespace) -> int:
     from bot.analysis.blame import blame_many
 
@@ -122,6 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--app", help="the Application the manifests belong to")
     ex.add_argument("--format", choices=("text", "json"), default="text")
     ex.set_defaults(func=cmd_explain)
+
+    wy = sub.add_parser("why", help="explain an Application's drift, read-only, from Argo CD and the cluster")
+    wy.add_argument("app", metavar="APP")
+    wy.add_argument("--app-namespace", help="the Application's namespace (apps in any namespace)")
+    wy.add_argument("--format", choices=("text", "json"), default="text")
+    wy.add_argument("--no-cluster", action="store_true", help="do not read HPAs, webhooks, namespaces")
+    wy.set_defaults(func=cmd_why)
 
     bl = sub.add_parser("blame", help="print an object with the owner(s) of every line")
     bl.add_argument("file", metavar="FILE")

@@ -152,15 +152,20 @@ class Report:
     notes: list[str] = field(default_factory=list)
     resources_compared: int = 0
     ignored: int = 0
+    warnings: list[str] = field(default_factory=list)
+    """Said first: a write loop in progress (selfHeal against another controller), and the like."""
+    application: dict[str, Any] | None = None
+    """Facts about the Argo CD Application (``argo-why why`` only)."""
 
     @property
     def drifted(self) -> bool:
         return bool(self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "app": self.app,
             "findings": [f.to_dict() for f in self.findings],
+            "warnings": list(self.warnings),
             "notes": list(self.notes),
             "summary": {
                 "resources_compared": self.resources_compared,
@@ -168,3 +173,6 @@ class Report:
                 "already_ignored": self.ignored,
             },
         }
+        if self.application is not None:
+            out["application"] = self.application
+        return out

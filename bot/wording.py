@@ -80,3 +80,12 @@ NOT_LIVE = "{label} is in the desired manifests but not among the live objects: 
 NO_APP = "No --app given and no tracking annotation found: shared-resource detection is off."
 ALREADY_IGNORED = "{count} difference(s) are already covered by existing ignoreDifferences rules."
 RULE_NOT_VERIFIED = "the proposed rule did not pass its self-check and was withdrawn"
+NO_CLUSTER = (
+    "No cluster context ({reason}): HPAs, ScaledObjects, webhook configurations and namespaces were not "
+    "checked, so causes that need them have lowered confidence."
+)
+WRITE_LOOP = (
+    "Write loop: selfHeal is on while {writers} also writes {fields} field(s); Argo CD and the other writer "
+    "overwrite each other ({attempts} self-heal attempt(s), {syncs} sync(s) of this revision in the last hour). "
+    "Fix the ownership before anything else."
+)

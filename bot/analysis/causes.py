@@ -184,8 +184,8 @@ def _nondeterministic(
     if not inp.again_given or inp.again is None or others:
         return None
     again_value = resolve(inp.again, delta.desired_path)
-    if deep_equal(again_value, delta.desired):
-        return None
+    if deep_equal(again_value, delta.desired) or (_argocd_mask(again_value) and _argocd_mask(delta.desired)):
+        return None  # two of Argo CD's Secret masks ("++++") say nothing about the values behind them
     argo_owns = any(e.is_argocd for e in found)
     if not argo_owns and inp.entries is not None and found:
         return None
@@ -299,6 +299,10 @@ def _by_owner(
         f"the controller {m} writes this field" + (f" on behalf of {ctrl.label}" if ctrl else ""),
         ev,
     )
+
+
+def _argocd_mask(value: Any) -> bool:
+    return isinstance(value, str) and bool(value) and set(value) == {"+"}
 
 
 def _flux_object(live: dict[str, Any]) -> ObjectRef | None:

@@ -57,7 +57,30 @@ def _finding(f: Finding) -> list[str]:
     return lines
 
 
+def _application(report: Report) -> list[str]:
+    facts = report.application
+    if not facts:
+        return []
+    sync = "automated" + (" with selfHeal" if facts.get("self_heal") else "") if facts.get("automated") else "manual"
+    lines = [
+        f"Application {facts.get('namespace')}/{facts.get('name')} (project {facts.get('project')}): "
+        f"{facts.get('sync_status')}, {facts.get('health')}, revision {str(facts.get('revision') or '?')[:12]}",
+        f"  sync: {sync}; {facts.get('syncs_same_revision_last_hour')} sync(s) of this revision in the last hour; "
+        f"self-heal attempts: {facts.get('auto_heal_attempts') or 0}",
+        f"  RespectIgnoreDifferences: {'on' if facts.get('respect_ignore_differences') else 'off'}; "
+        f"compare options: {facts.get('compare_options') or 'none'}; "
+        f"existing ignoreDifferences: {len(facts.get('ignore_differences') or [])}",
+    ]
+    lines += [f"  SharedResourceWarning: {m}" for m in facts.get("shared_resource_warnings") or []]
+    return [*lines, ""]
+
+
 def render(report: Report) -> str:
+    head = [f"WARNING: {w}" for w in report.warnings] + _application(report)
+    return "\n".join(head) + ("\n" if head else "") + _body(report)
+
+
+def _body(report: Report) -> str:
     if not report.findings:
         head = f"No drift: {report.resources_compared} resource(s) of {report.app or 'the app'} match Git."
         return "\n".join([head, *(f"note: {n}" for n in report.notes)]) + "\n"

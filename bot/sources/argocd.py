@@ -1,0 +1,274 @@
+"""A read-only client of the Argo CD REST API (async httpx).
+
+Only ``GET`` requests, all of which need nothing more than ``applications, get``
+in Argo CD's RBAC. Transient failures (connection errors, 5xx, 429) are retried
+with exponential backoff (``Retry-After`` honoured), a bounded number of times.
+Every failure reaches the caller as an :class:`ArgoCDError` whose message is
+written for a person: what failed, why, and what to do (the RBAC line to add, the
+close application names). The token never appears in a message.
+
+Wire format: ``../shared/notes/argocd.md`` sections 2 and 3; the four ``*State``
+fields of ``managed-resources`` are JSON strings, ``"null"`` for a missing side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+import ssl
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from bot.config import Settings
+from bot.errors import UpstreamError
+
+_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+_STATES = ("targetState", "liveState", "normalizedLiveState", "predictedLiveState")
+
+
+class ArgoCDError(UpstreamError):
+    """Argo CD refused or failed a request; the message says what to do."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class ResourceDiff:
+    """One item of ``managed-resources``, with its four states parsed (``None`` for a missing side)."""
+
+    group: str
+    kind: str
+    namespace: str
+    name: str
+    modified: bool
+    target: dict[str, Any] | None
+    live: dict[str, Any] | None
+    normalized_live: dict[str, Any] | None
+    predicted_live: dict[str, Any] | None
+
+    @classmethod
+    def from_api(cls, item: dict[str, Any]) -> ResourceDiff:
+        states = [_parse_state(item.get(k)) for k in _STATES]
+        return cls(
+            group=str(item.get("group") or ""),
+            kind=str(item.get("kind") or ""),
+            namespace=str(item.get("namespace") or ""),
+            name=str(item.get("name") or ""),
+            modified=bool(item.get("modified", False)),
+            target=states[0],
+            live=states[1],
+            normalized_live=states[2],
+            predicted_live=states[3],
+        )
+
+
+def _parse_state(raw: Any) -> dict[str, Any] | None:
+    if raw is None or raw == "" or raw == "null":
+        return None
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError) as e:
+        raise ArgoCDError(f"Argo CD returned a state that is not JSON ({e})") from e
+    return value if isinstance(value, dict) else None
+
+
+class ArgoCDClient:
+    """``async with ArgoCDClient(settings) as argocd: await argocd.application("shop")``."""
+
+    def __init__(self, settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        settings.require("ARGOCD_URL", "ARGOCD_TOKEN")
+        assert settings.argocd_url is not None and settings.argocd_token is not None
+        self.base_url = settings.argocd_url
+        self.retries = settings.argocd_retries
+        self.calls = 0
+        verify: ssl.SSLContext | bool = True
+        if settings.argocd_insecure:
+            verify = False
+        elif settings.argocd_ca_file:
+            verify = ssl.create_default_context(cafile=str(settings.argocd_ca_file))
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers={"Authorization": f"Bearer {settings.argocd_token.get_secret_value()}",
+                     "Accept": "application/json", "User-Agent": "argo-why"},
+            timeout=httpx.Timeout(settings.argocd_timeout),
+            verify=verify,
+            transport=transport,
+        )  # fmt: skip
+
+    async def __aenter__(self) -> ArgoCDClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # --- the calls ------------------------------------------------------------------------------
+    async def application(self, name: str, app_namespace: str | None = None) -> dict[str, Any]:
+        try:
+            return await self._get(f"/api/v1/applications/{quote(name, safe='')}", _ns(app_namespace), app=name)
+        except ArgoCDError as e:
+            if e.status in (403, 404):
+                raise await self._explain_missing(name, app_namespace, e) from e
+            raise
+
+    async def applications(self, selector: str | None = None) -> list[dict[str, Any]]:
+        params = {"selector": selector} if selector else {}
+        body = await self._get("/api/v1/applications", params)
+        return list(body.get("items") or [])
+
+    async def managed_resources(self, name: str, app_namespace: str | None = None) -> list[ResourceDiff]:
+        body = await self._get(f"/api/v1/applications/{quote(name, safe='')}/managed-resources", _ns(app_namespace),
+                               app=name)  # fmt: skip
+        return [ResourceDiff.from_api(i) for i in body.get("items") or [] if isinstance(i, dict)]
+
+    async def resource(
+        self,
+        name: str,
+        *,
+        group: str,
+        version: str,
+        kind: str,
+        namespace: str,
+        resource_name: str,
+        app_namespace: str | None = None,
+    ) -> dict[str, Any] | None:
+        """A fresh live object (with managedFields) from the cluster, through Argo CD."""
+        params = {"resourceName": resource_name, "kind": kind, "version": version, "group": group,
+                  "namespace": namespace, **_ns(app_namespace)}  # fmt: skip
+        body = await self._get(f"/api/v1/applications/{quote(name, safe='')}/resource", params, app=name)
+        return _parse_state(body.get("manifest"))
+
+    async def manifests(
+        self, name: str, *, revision: str | None = None, no_cache: bool = False, app_namespace: str | None = None
+    ) -> list[dict[str, Any]]:
+        params = {**_ns(app_namespace)}
+        if revision:
+            params["revision"] = revision
+        if no_cache:
+            params["noCache"] = "true"
+        body = await self._get(f"/api/v1/applications/{quote(name, safe='')}/manifests", params, app=name)
+        out = []
+        for raw in body.get("manifests") or []:
+            obj = _parse_state(raw)
+            if obj is not None:
+                out.append(obj)
+        return out
+
+    async def resource_tree(self, name: str, app_namespace: str | None = None) -> dict[str, Any]:
+        return await self._get(f"/api/v1/applications/{quote(name, safe='')}/resource-tree", _ns(app_namespace),
+                               app=name)  # fmt: skip
+
+    async def events(self, name: str, app_namespace: str | None = None) -> list[dict[str, Any]]:
+        body = await self._get(f"/api/v1/applications/{quote(name, safe='')}/events", _ns(app_namespace), app=name)
+        return list(body.get("items") or [])
+
+    # --- transport and errors -----------------------------------------------------------------------
+    async def _get(self, path: str, params: dict[str, str], *, app: str | None = None) -> dict[str, Any]:
+        delay = 0.2
+        for attempt in range(self.retries + 1):
+            self.calls += 1
+            try:
+                resp = await self._http.get(path, params=params)
+            except httpx.TimeoutException as e:
+                if attempt < self.retries:
+                    await asyncio.sleep(delay)
+                    delay *= 2
+                    continue
+                raise ArgoCDError(f"Argo CD at {self.base_url} did not answer in time ({type(e).__name__})") from e
+            except httpx.TransportError as e:
+                if attempt < self.retries:
+                    await asyncio.sleep(delay)
+                    delay *= 2
+                    continue
+                raise ArgoCDError(f"cannot reach Argo CD at {self.base_url}: {_reason(e)}") from e
+            if resp.status_code in _RETRY_STATUSES and attempt < self.retries:
+                await asyncio.sleep(_retry_after(resp, delay))
+                delay *= 2
+                continue
+            if resp.status_code >= 400:
+                raise self._error(resp, app)
+            try:
+                body = resp.json()
+            except ValueError as e:
+                raise ArgoCDError(f"Argo CD at {self.base_url} answered {path} with something that is not JSON") from e
+            return body if isinstance(body, dict) else {}
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _error(self, resp: httpx.Response, app: str | None) -> ArgoCDError:
+        message = _message(resp)
+        status = resp.status_code
+        if status == 401:
+            text = (
+                f"Argo CD at {self.base_url} rejected the token (401: {message}): it is invalid or expired. "
+                "Generate a new one with `argocd account generate-token --account argo-why` and set ARGOCD_TOKEN."
+            )
+        elif status == 403:
+            text = (
+                f"Argo CD at {self.base_url} denied access (403: {message}): the account lacks "
+                f"`applications, get` on `*/{app or '*'}`. Add to argocd-rbac-cm policy.csv: "
+                f"`p, argo-why, applications, get, */{app or '*'}, allow`"
+            )
+        elif status == 404:
+            text = f"Argo CD at {self.base_url} has no such object (404: {message})"
+        elif status == 429:
+            text = f"Argo CD at {self.base_url} is rate-limiting requests (429); try again later"
+        else:
+            text = f"Argo CD at {self.base_url} failed ({status}: {message})"
+        return ArgoCDError(text, status=status)
+
+    async def _explain_missing(self, name: str, app_namespace: str | None, err: ArgoCDError) -> ArgoCDError:
+        """Argo CD answers 403 for an app that does not exist: tell the two apart when the list allows."""
+        try:
+            visible = await self.applications()
+        except ArgoCDError:
+            return err
+        names = sorted({str((a.get("metadata") or {}).get("name")) for a in visible})
+        match = [a for a in visible if (a.get("metadata") or {}).get("name") == name]
+        if match:
+            project = (match[0].get("spec") or {}).get("project", "*")
+            return ArgoCDError(
+                f"Argo CD at {self.base_url} denied access to application {name} (403): the account lacks "
+                f"`applications, get` on `{project}/{name}`. Add to argocd-rbac-cm policy.csv: "
+                f"`p, argo-why, applications, get, {project}/{name}, allow`", status=403)  # fmt: skip
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+        where = f" in namespace {app_namespace}" if app_namespace else ""
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        return ArgoCDError(f"no application {name}{where} in Argo CD at {self.base_url}{hint}", status=404)
+
+
+def _ns(app_namespace: str | None) -> dict[str, str]:
+    return {"appNamespace": app_namespace} if app_namespace else {}
+
+
+def _message(resp: httpx.Response) -> str:
+    try:
+        body = resp.json()
+    except ValueError:
+        return resp.reason_phrase or "no details"
+    if isinstance(body, dict):
+        return str(body.get("message") or body.get("error") or resp.reason_phrase)
+    return resp.reason_phrase or "no details"
+
+
+def _retry_after(resp: httpx.Response, default: float) -> float:
+    raw = resp.headers.get("Retry-After")
+    try:
+        return min(float(raw), 30.0) if raw is not None else default
+    except ValueError:
+        return default
+
+
+def _reason(e: httpx.TransportError) -> str:
+    cause = e.__cause__ or e.__context__
+    text = str(cause or e) or type(e).__name__
+    return text.splitlines()[0][:200]

@@ -1,0 +1,145 @@
+"""Read-only cluster context through the Kubernetes API (the official ``kubernetes`` client).
+
+What the analysis may use to name a writer: HorizontalPodAutoscalers and KEDA
+ScaledObjects in the drifted objects' namespaces, MutatingWebhookConfigurations,
+the Namespaces themselves (their labels feed webhook namespaceSelectors), Argo
+Rollouts, and Argo CD Applications. Only ``list``/``get`` are ever called.
+
+A missing permission (403), an API that is not installed (404, e.g. KEDA absent)
+or an unreachable cluster never fails the analysis: each becomes a line in
+``ClusterContext.missing`` so that the report can say which evidence it lacks.
+The client is synchronous; calls run in worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bot.config import Settings
+
+IN_CLUSTER = frozenset({"https://kubernetes.default.svc", "in-cluster"})
+_RAW: dict[str, Any] = {"_preload_content": False}  # raw JSON: plain dicts, no model round trip
+
+
+@dataclass
+class ClusterContext:
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    calls: int = 0
+
+
+class ClusterSource:
+    """One cluster, reached through a kubeconfig context or the in-cluster service account."""
+
+    def __init__(self, api_client: Any, label: str) -> None:
+        self._api = api_client
+        self.label = label
+
+    @classmethod
+    def for_destination(cls, settings: Settings, destination: dict[str, Any]) -> tuple[ClusterSource | None, str]:
+        """The source for an Application's destination, or ``None`` and the reason there is none."""
+        server, name = destination.get("server"), destination.get("name")
+        context: str | None = None
+        mapped = False
+        for key in (server, name):
+            if key and key in settings.cluster_contexts:
+                context, mapped = settings.cluster_contexts[key] or None, True
+                break
+        if not mapped and not ({server, name} & IN_CLUSTER):
+            where = server or name or "?"
+            return None, (f"destination cluster {where} has no kube context: map it in ARGOCD_CLUSTER_CONTEXTS "
+                          "(cluster=context)")  # fmt: skip
+        try:
+            return cls(_api_client(settings, context), context or "current context"), ""
+        except Exception as e:  # the kubernetes client raises many types for a bad or absent config
+            return None, f"no cluster access ({type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''})"
+
+    async def context_for(self, namespaces: Iterable[str], app_namespace: str | None) -> ClusterContext:
+        """Every context object the analysis uses, for drifted objects in ``namespaces``."""
+        from kubernetes import client
+
+        out = ClusterContext()
+        core = client.CoreV1Api(self._api)
+        autoscaling = client.AutoscalingV2Api(self._api)
+        admission = client.AdmissionregistrationV1Api(self._api)
+        custom = client.CustomObjectsApi(self._api)
+        jobs: list[tuple[str, Callable[[], Any]]] = [
+            ("MutatingWebhookConfigurations", partial(admission.list_mutating_webhook_configuration, **_RAW)),
+        ]
+        for ns in sorted(set(namespaces)):
+            jobs += [
+                (f"Namespace {ns}", partial(core.read_namespace, ns, **_RAW)),
+                (f"HorizontalPodAutoscalers in {ns}",
+                 partial(autoscaling.list_namespaced_horizontal_pod_autoscaler, ns, **_RAW)),
+                (f"ScaledObjects in {ns}",
+                 partial(custom.list_namespaced_custom_object, "keda.sh", "v1alpha1", ns, "scaledobjects", **_RAW)),
+                (f"Rollouts in {ns}",
+                 partial(custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", ns, "rollouts", **_RAW)),
+            ]  # fmt: skip
+        if app_namespace:
+            jobs.append((f"Applications in {app_namespace}", partial(
+                custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", app_namespace, "applications",
+                **_RAW)))  # fmt: skip
+        results = await asyncio.gather(*(asyncio.to_thread(_call, what, fn) for what, fn in jobs))
+        out.calls = len(jobs)
+        unreachable = False
+        for what, (objs, problem) in zip((w for w, _ in jobs), results, strict=True):
+            out.objects.extend(objs)
+            if problem == "unreachable":
+                unreachable = True
+            elif problem:
+                out.missing.append(f"{what}: {problem}")
+        if unreachable:
+            out.missing.insert(0, f"cluster {self.label} is unreachable: no HPA, webhook or namespace was checked")
+        return out
+
+
+def _api_client(settings: Settings, context: str | None) -> Any:
+    from kubernetes import client, config
+
+    kubeconfig = settings.kubeconfig or os.environ.get("KUBECONFIG")
+    default = Path.home() / ".kube" / "config"
+    if kubeconfig or default.exists():
+        path = (kubeconfig or str(default)).split(os.pathsep)[0]
+        return config.new_client_from_config(config_file=path, context=context)  # type: ignore[no-untyped-call]
+    if context:
+        raise RuntimeError(f"kube context {context} asked for, but no kubeconfig is set")
+    cfg = client.Configuration()
+    config.load_incluster_config(client_configuration=cfg)  # type: ignore[no-untyped-call]
+    return client.ApiClient(cfg)
+
+
+def _call(what: str, fn: Callable[[], Any]) -> tuple[list[dict[str, Any]], str]:
+    """Run one read; ``(objects, problem)`` where problem is ``""``, a reason, or ``"unreachable"``."""
+    from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError
+
+    try:
+        resp = fn()
+    except ApiException as e:
+        if e.status == 404:
+            return [], ""  # the API is not installed (no KEDA, no Rollouts) or the object is absent
+        if e.status in (401, 403):
+            return [], f"not allowed ({e.status} {e.reason}); grant get/list on it to see this evidence"
+        return [], f"failed ({e.status} {e.reason})"
+    except (HTTPError, OSError):
+        return [], "unreachable"
+    body = json.loads(resp.data) if hasattr(resp, "data") else resp
+    if not isinstance(body, dict):
+        return [], ""
+    items = body.get("items") if "items" in body else [body]
+    kind = str(body.get("kind") or "")
+    objs = []
+    for item in items or []:
+        if isinstance(item, dict):
+            if kind.endswith("List") and "kind" not in item:
+                item = {"apiVersion": body.get("apiVersion"), "kind": kind[: -len("List")], **item}
+            objs.append(item)
+    return objs, ""

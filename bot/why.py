@@ -1,0 +1,244 @@
+"""``argo-why why APP``: gather the analysis' inputs from a live Argo CD (and cluster), then explain.
+
+The differing fields are the ones Argo CD itself reports: for every resource
+``managed-resources`` marks ``modified``, ``normalizedLiveState`` versus
+``predictedLiveState``. Ownership comes from ``liveState``'s managedFields (or a
+fresh ``resource`` call when they are missing); the cause from the analysis with
+the cluster context (HPAs, ScaledObjects, webhooks, namespaces, Applications);
+nondeterminism from two uncached renders of the synced revision. Facts about the
+Application (self-heal, recent syncs, existing ignoreDifferences, shared-resource
+warnings) are added to the report and change the advice.
+
+The number of HTTP calls does not grow with the number of in-sync resources:
+one application, one managed-resources, two renders when something drifted, and
+one ``resource`` call only per drifted object whose managedFields are missing.
+Nothing is ever written to Argo CD or the cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot import wording
+from bot.analysis import explain
+from bot.analysis.canonical import deep_equal
+from bot.analysis.diff import diff_objects
+from bot.analysis.engine import resource_ref
+from bot.analysis.pointer import covers
+from bot.config import Settings
+from bot.model import Finding, Report
+from bot.sources.argocd import ArgoCDClient, ArgoCDError, ResourceDiff
+from bot.sources.cluster import ClusterSource
+
+_LOOP_CAUSES = frozenset({"autoscaler", "operator", "mutating-webhook", "other-gitops", "shared-resource"})
+
+
+def _with_owners(diff: ResourceDiff, live: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The normalized live object (what Argo CD compares) carrying the live object's managedFields."""
+    base = diff.normalized_live or live
+    if base is None:
+        return None
+    if live is None:
+        return base
+    meta = dict(base.get("metadata") or {})
+    fields = (live.get("metadata") or {}).get("managedFields")
+    if fields:
+        meta["managedFields"] = fields
+    return {**base, "metadata": meta}
+
+
+def _reported_pointers(diff: ResourceDiff) -> set[str] | None:
+    """The fields Argo CD itself shows as different (its ground truth), or ``None`` when it cannot say."""
+    if diff.predicted_live is None or diff.normalized_live is None:
+        return None
+    return {d.pointer for d in diff_objects(diff.predicted_live, diff.normalized_live)}
+
+
+def application_facts(app: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """What the Application says about the loop it may be in (a compatible extension of the report)."""
+    now = now or datetime.now(UTC)
+    spec, status = app.get("spec") or {}, app.get("status") or {}
+    policy = spec.get("syncPolicy") or {}
+    automated = policy.get("automated")
+    options = [str(o) for o in policy.get("syncOptions") or []]
+    revision = (status.get("sync") or {}).get("revision")
+    op = status.get("operationState") or {}
+    recent = 0
+    for h in status.get("history") or []:
+        when = _time(h.get("deployedAt"))
+        if revision and h.get("revision") == revision and when and now - when <= timedelta(hours=1):
+            recent += 1
+    annotations = (app.get("metadata") or {}).get("annotations") or {}
+    return {
+        "name": (app.get("metadata") or {}).get("name"),
+        "namespace": (app.get("metadata") or {}).get("namespace"),
+        "project": spec.get("project"),
+        "revision": revision,
+        "sync_status": (status.get("sync") or {}).get("status"),
+        "health": (status.get("health") or {}).get("status"),
+        "automated": automated is not None,
+        "self_heal": bool((automated or {}).get("selfHeal")),
+        "prune": bool((automated or {}).get("prune")),
+        "auto_heal_attempts": ((op.get("operation") or {}).get("sync") or {}).get("autoHealAttemptsCount"),
+        "syncs_same_revision_last_hour": recent,
+        "last_operation": {"phase": op.get("phase"), "finished_at": op.get("finishedAt")} if op else None,
+        "respect_ignore_differences": "RespectIgnoreDifferences=true" in options,
+        "server_side_apply": "ServerSideApply=true" in options,
+        "compare_options": annotations.get("argocd.argoproj.io/compare-options"),
+        "ignore_differences": list(spec.get("ignoreDifferences") or []),
+        "shared_resource_warnings": [
+            str(c.get("message")) for c in status.get("conditions") or [] if c.get("type") == "SharedResourceWarning"
+        ],
+    }
+
+
+def loop_warnings(facts: dict[str, Any], findings: Sequence[Finding]) -> list[str]:
+    """selfHeal while another writer owns a field is a write loop: say so first."""
+    fighting = [f for f in findings if f.cause in _LOOP_CAUSES]
+    if not facts.get("self_heal") or not fighting:
+        return []
+    writers = sorted({f.writer.label for f in fighting})
+    return [wording.WRITE_LOOP.format(
+        writers=", ".join(writers), fields=len(fighting),
+        attempts=facts.get("auto_heal_attempts") or 0, syncs=facts.get("syncs_same_revision_last_hour") or 0,
+    )]  # fmt: skip
+
+
+async def investigate(
+    name: str,
+    settings: Settings,
+    *,
+    app_namespace: str | None = None,
+    argocd: ArgoCDClient,
+    cluster: ClusterSource | bool | None = True,
+    now: datetime | None = None,
+) -> Report:
+    """The Report for one Application; ``cluster=False`` skips the cluster (evidence then noted as missing)."""
+    app_namespace = app_namespace or settings.argocd_app_namespace
+    app, diffs = await asyncio.gather(argocd.application(name, app_namespace),
+                                      argocd.managed_resources(name, app_namespace))  # fmt: skip
+    facts = application_facts(app, now)
+    app_ns = str((app.get("metadata") or {}).get("namespace") or app_namespace or "") or None
+    modified = [d for d in diffs if d.modified]
+    notes: list[str] = []
+
+    # live objects with their owners; a fresh read when the cached state has no managedFields
+    async def live_of(d: ResourceDiff) -> dict[str, Any] | None:
+        if d.live is not None and (d.live.get("metadata") or {}).get("managedFields"):
+            return d.live
+        obj = d.live or d.normalized_live or d.predicted_live or {}
+        version = str(obj.get("apiVersion", "v1")).rsplit("/", 1)[-1]
+        try:
+            fresh = await argocd.resource(name, group=d.group, version=version, kind=d.kind, namespace=d.namespace,
+                                          resource_name=d.name, app_namespace=app_namespace)  # fmt: skip
+        except ArgoCDError as e:
+            notes.append(f"{d.kind} {d.name}: could not read the live object ({e}); ownership unknown")
+            return d.live
+        return fresh or d.live
+
+    lives = await asyncio.gather(*(live_of(d) for d in modified))
+    desired, live, reported = [], [], {}
+    for d, lv in zip(modified, lives, strict=True):
+        obj = _with_owners(d, lv)
+        if d.target is None or obj is None:
+            side = "Git" if d.target is None else "the cluster"
+            notes.append(f"{d.kind} {d.name} is missing from {side}: not a field difference, not analysed")
+            continue
+        desired.append(d.target)
+        live.append(obj)
+        reported[(d.group, d.kind, d.namespace, d.name)] = _reported_pointers(d)
+
+    context: list[dict[str, Any]] = [app] + [d.live for d in diffs if d.live is not None]
+    again: list[dict[str, Any]] | None = None
+    if desired:
+        context += await _cluster_context(settings, app, cluster, desired, app_ns, notes)
+        again = await _second_render(argocd, name, facts.get("revision"), app_namespace, desired, notes)
+    report = explain(desired, live, context, app=name, desired_again=again)
+    report.findings = [f for f in report.findings if _argocd_reports(f, reported)]
+    report.notes = notes + report.notes
+    report.application = facts
+    report.warnings = loop_warnings(facts, report.findings)
+    return report
+
+
+def _argocd_reports(f: Finding, reported: dict[tuple[str, str, str, str], set[str] | None]) -> bool:
+    pointers = reported.get((f.resource.group, f.resource.kind, f.resource.namespace, f.resource.name))
+    if pointers is None:
+        return True
+    return any(covers(p, f.pointer) or covers(f.pointer, p) for p in pointers)
+
+
+async def _cluster_context(
+    settings: Settings,
+    app: dict[str, Any],
+    cluster: ClusterSource | bool | None,
+    desired: list[dict[str, Any]],
+    app_ns: str | None,
+    notes: list[str],
+) -> list[dict[str, Any]]:
+    if cluster is False or cluster is None:
+        notes.append(wording.NO_CLUSTER.format(reason="cluster access not requested"))
+        return []
+    source: ClusterSource | None
+    if cluster is True:
+        source, why_not = ClusterSource.for_destination(settings, (app.get("spec") or {}).get("destination") or {})
+        if source is None:
+            notes.append(wording.NO_CLUSTER.format(reason=why_not))
+            return []
+    else:
+        source = cluster
+    namespaces = {resource_ref(o).namespace for o in desired} - {""}
+    ctx = await source.context_for(namespaces, app_ns)
+    notes.extend(ctx.missing)
+    return ctx.objects
+
+
+async def _second_render(
+    argocd: ArgoCDClient,
+    name: str,
+    revision: Any,
+    app_namespace: str | None,
+    desired: list[dict[str, Any]],
+    notes: list[str],
+) -> list[dict[str, Any]]:
+    """Two uncached renders of the synced revision; per object, the one that disagrees with what was applied."""
+    try:
+        renders = await asyncio.gather(
+            *(
+                argocd.manifests(name, revision=revision or None, no_cache=True, app_namespace=app_namespace)
+                for _ in range(2)
+            )
+        )
+    except ArgoCDError as e:
+        notes.append(f"could not render the revision again ({e}); nondeterministic charts are not detected")
+        return []
+    applied = {_key(o): o for o in desired}
+    by_name = {(k[0], k[1], k[3]): k for k in applied}
+    chosen: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for render in renders:
+        for obj in render:
+            key = _key(obj)
+            if key not in applied and not key[2] and (key[0], key[1], key[3]) in by_name:
+                # a render leaves the namespace out where Argo CD fills in the destination's
+                key = by_name[(key[0], key[1], key[3])]
+                obj = {**obj, "metadata": {**obj.get("metadata", {}), "namespace": key[2]}}
+            if key not in chosen or not deep_equal(obj, applied.get(key)):
+                chosen[key] = obj
+    return list(chosen.values())
+
+
+def _key(obj: dict[str, Any]) -> tuple[str, str, str, str]:
+    ref = resource_ref(obj)
+    return (ref.group, ref.kind, ref.namespace, ref.name)
+
+
+def _time(raw: Any) -> datetime | None:
+    if not isinstance(raw, str):
+        return None
+    try:
+        return datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        return None
