@@ -107,11 +107,11 @@ def cmd_blame(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from bot.analysis import explain
 
-    scenarios = sorted(p for p in EXAMPLES.iterdir() if (p / "scenario.json").exists()) if EXAMPLES.is_dir() else []
+    scenarios = sorted(p for p in EXAMPLES.iterdir() if (p / "case.json").exists()) if EXAMPLES.is_dir() else []
     if not scenarios:
         raise BadInput("no bundled examples found", source=str(EXAMPLES))
     for folder in scenarios:
-        spec = json.loads((folder / "scenario.json").read_text(encoding="utf-8"))
+        spec = json.loads((folder / "case.json").read_text(encoding="utf-8"))
         ctx = folder / "context.yaml"
         report = explain(
             read_objects([str(folder / "desired.yaml")]),

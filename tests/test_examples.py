@@ -1,0 +1,29 @@
+"""The bundled examples (``make demo``) hold their own verdicts, checked like the casebook's."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from bot.cli import EXAMPLES, main
+from tests.conftest import CASEBOOK, ROOT, need
+
+
+def test_examples_meet_their_verdicts() -> None:
+    checker = need(CASEBOOK / "check.py")
+    proc = subprocess.run(
+        [sys.executable, str(checker), str(EXAMPLES), "--cmd", f"{sys.executable} -m bot"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 passed, 0 failed" in proc.stdout
+
+
+def test_demo_prints_every_example(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    for folder in sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()):
+        assert folder in out
+    assert "autoscaler (confirmed)" in out and "mutating-webhook" in out
