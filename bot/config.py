@@ -8,7 +8,7 @@ so that they never appear in a repr, a log line or an error message.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -17,6 +17,10 @@ from pydantic_settings.exceptions import SettingsError
 from bot.errors import ArgoWhyError
 
 _DESCRIPTIONS = {
+    "SLACK_BOT_TOKEN": "the bot token (xoxb-...) of the Slack app",
+    "SLACK_SIGNING_SECRET": "the Slack app's signing secret (HTTP mode)",
+    "SLACK_CHANNEL": "the channel ID (C...) where webhook alerts are posted",
+    "WEBHOOK_TOKEN": "the shared secret Argo CD's notifications webhook sends as Authorization: Bearer ...",
     "ARGOCD_URL": "the Argo CD API server URL, e.g. https://argocd.example.com",
     "ARGOCD_TOKEN": "a read-only Argo CD API token (argocd account generate-token --account argo-why)",
 }
@@ -44,7 +48,44 @@ class Settings(BaseSettings):
     )
     """Destination cluster (server URL or name) -> kube context, ``server=context,name=context``."""
 
-    @field_validator("argocd_url")
+    slack_bot_token: SecretStr | None = Field(None, validation_alias="SLACK_BOT_TOKEN")
+    slack_signing_secret: SecretStr | None = Field(None, validation_alias="SLACK_SIGNING_SECRET")
+    slack_app_token: SecretStr | None = Field(None, validation_alias="SLACK_APP_TOKEN")
+    slack_channel: str | None = Field(None, validation_alias="SLACK_CHANNEL")
+    slack_api_url: str | None = Field(None, validation_alias="SLACK_API_URL")
+    webhook_token: SecretStr | None = Field(None, validation_alias="WEBHOOK_TOKEN")
+    redis_url: str | None = Field(None, validation_alias="REDIS_URL")
+    git_provider: Literal["github", "gitlab"] | None = Field(None, validation_alias="GIT_PROVIDER")
+    git_token: SecretStr | None = Field(None, validation_alias="GIT_TOKEN")
+    git_api_url: str | None = Field(None, validation_alias="GIT_API_URL")
+    approvers: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias="APPROVERS")
+    approvals_required: Literal[1, 2] = Field(1, validation_alias="APPROVALS_REQUIRED")
+    port: int = Field(8080, ge=1, le=65535, validation_alias="PORT")
+    workers: int = Field(4, ge=1, le=64, validation_alias="WORKERS")
+    """Concurrent analyses per replica."""
+    analysis_attempts: int = Field(3, ge=1, le=10, validation_alias="ANALYSIS_ATTEMPTS")
+    digest_threshold: int = Field(10, ge=1, validation_alias="DIGEST_THRESHOLD")
+    digest_window_s: int = Field(60, ge=5, validation_alias="DIGEST_WINDOW_SECONDS")
+
+    @field_validator("slack_channel")
+    @classmethod
+    def _channel(cls, v: str | None) -> str | None:
+        if v and v[:1] not in ("C", "G", "D"):
+            raise ValueError("must be a channel ID such as C0123456789, not a name")
+        return v or None
+
+    @field_validator("approvers", mode="before")
+    @classmethod
+    def _approvers(cls, v: object) -> object:
+        if isinstance(v, str):
+            ids = [p.strip() for p in v.replace(" ", ",").split(",") if p.strip()]
+            bad = [i for i in ids if i[:1] not in ("U", "W", "S")]
+            if bad:
+                raise ValueError(f"expected Slack user (U...) or user-group (S...) IDs, got {', '.join(bad)}")
+            return ids
+        return v
+
+    @field_validator("argocd_url", "slack_api_url", "git_api_url")
     @classmethod
     def _url(cls, v: str | None) -> str | None:
         if v is None or v == "":

@@ -176,3 +176,41 @@ class Report:
         if self.application is not None:
             out["application"] = self.application
         return out
+
+
+def report_from_dict(data: dict[str, Any]) -> Report:
+    """The inverse of ``Report.to_dict()`` (state kept in Redis for buttons is a report dict)."""
+    findings = []
+    for f in data.get("findings") or []:
+        r, w, x = f["resource"], f.get("writer") or {}, f.get("fix") or {}
+        obj = w.get("object")
+        findings.append(
+            Finding(
+                resource=ResourceRef(r.get("group") or "", r["kind"], r.get("namespace") or "", r["name"],
+                                     r.get("version") or ""),
+                pointer=f["pointer"],
+                desired=f.get("desired"),
+                live=f.get("live"),
+                cause=f["cause"],
+                confidence=f.get("confidence", "possible"),
+                writer=Writer(w.get("manager"), w.get("operation"), w.get("subresource"), w.get("time"),
+                              ObjectRef(obj["kind"], obj["name"], obj.get("namespace")) if obj else None,
+                              tuple(w.get("co_owners") or ())),
+                explanation=f.get("explanation", ""),
+                fix=Fix(action=x.get("action", "investigate"), rule=x.get("rule"),
+                        sync_options=list(x.get("sync_options") or []), alternative=x.get("alternative"),
+                        hides=list(x.get("hides") or []), verified=x.get("verified"),
+                        fallback=bool(x.get("fallback"))),
+                evidence=list(f.get("evidence") or []),
+            )
+        )  # fmt: skip
+    summary = data.get("summary") or {}
+    return Report(
+        app=data.get("app"),
+        findings=findings,
+        notes=list(data.get("notes") or []),
+        resources_compared=int(summary.get("resources_compared") or 0),
+        ignored=int(summary.get("already_ignored") or 0),
+        warnings=list(data.get("warnings") or []),
+        application=data.get("application"),
+    )

@@ -118,8 +118,15 @@ async def investigate(
 ) -> Report:
     """The Report for one Application; ``cluster=False`` skips the cluster (evidence then noted as missing)."""
     app_namespace = app_namespace or settings.argocd_app_namespace
-    app, diffs = await asyncio.gather(argocd.application(name, app_namespace),
-                                      argocd.managed_resources(name, app_namespace))  # fmt: skip
+    app_result, diffs_result = await asyncio.gather(
+        argocd.application(name, app_namespace), argocd.managed_resources(name, app_namespace), return_exceptions=True
+    )
+    # the application's own error first: it is the one that tells a missing app from a missing permission
+    for result in (app_result, diffs_result):
+        if isinstance(result, BaseException):
+            raise result
+    assert isinstance(app_result, dict) and isinstance(diffs_result, list)
+    app, diffs = app_result, diffs_result
     facts = application_facts(app, now)
     app_ns = str((app.get("metadata") or {}).get("namespace") or app_namespace or "") or None
     modified = [d for d in diffs if d.modified]
@@ -156,12 +163,23 @@ async def investigate(
     if desired:
         context += await _cluster_context(settings, app, cluster, desired, app_ns, notes)
         again = await _second_render(argocd, name, facts.get("revision"), app_namespace, desired, notes)
-    report = explain(desired, live, context, app=name, desired_again=again)
+    report = explain(
+        desired, live, context, app=name, desired_again=again, synced_same_revision=_synced_same_revision(app)
+    )
     report.findings = [f for f in report.findings if _argocd_reports(f, reported)]
     report.notes = notes + report.notes
     report.application = facts
     report.warnings = loop_warnings(facts, report.findings)
     return report
+
+
+def _synced_same_revision(app: dict[str, Any]) -> bool:
+    status = app.get("status") or {}
+    op = status.get("operationState") or {}
+    applied = (op.get("syncResult") or {}).get("revision") or ((op.get("operation") or {}).get("sync") or {}).get(
+        "revision"
+    )
+    return bool(applied) and op.get("phase") == "Succeeded" and applied == (status.get("sync") or {}).get("revision")
 
 
 def _argocd_reports(f: Finding, reported: dict[tuple[str, str, str, str], set[str] | None]) -> bool:

@@ -68,6 +68,8 @@ class ObjectInputs:
     index: ContextIndex
     again: dict[str, Any] | None = None
     again_given: bool = False
+    synced_same_revision: bool = False
+    """Argo CD's last sync applied the revision it renders now (bot mode: from the Application)."""
 
 
 @dataclass
@@ -184,9 +186,18 @@ def _nondeterministic(
     if not inp.again_given or inp.again is None or others:
         return None
     again_value = resolve(inp.again, delta.desired_path)
-    if deep_equal(again_value, delta.desired) or (_argocd_mask(again_value) and _argocd_mask(delta.desired)):
-        return None  # two of Argo CD's Secret masks ("++++") say nothing about the values behind them
     argo_owns = any(e.is_argocd for e in found)
+    if _argocd_mask(again_value) and _argocd_mask(delta.desired):
+        # Argo CD masks Secret values ("++++"), so two renders cannot be compared. But if Argo CD wrote the
+        # live value while applying this very revision, and renders something else now, the render changed.
+        if inp.synced_same_revision and argo_owns and _argocd_mask(delta.live):
+            return Verdict("nondeterministic-render", "likely", _writer(chosen, found),
+                           "Argo CD applied this same revision at its last sync and wrote another value than it "
+                           "renders now (Secret values are masked, so the renders themselves cannot be compared)",
+                           ev)  # fmt: skip
+        return None
+    if deep_equal(again_value, delta.desired):
+        return None
     if not argo_owns and inp.entries is not None and found:
         return None
     confidence: Confidence = "confirmed" if argo_owns else "likely"

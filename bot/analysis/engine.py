@@ -105,8 +105,12 @@ def explain(
     *,
     app: str | None = None,
     desired_again: Sequence[dict[str, Any]] | None = None,
+    synced_same_revision: bool = False,
 ) -> Report:
-    """Analyse why ``live`` differs from ``desired``; see the module docstring."""
+    """Analyse why ``live`` differs from ``desired``; see the module docstring.
+
+    ``synced_same_revision`` (bot mode): Argo CD's last sync applied the revision it renders now.
+    """
     app = app or infer_app(desired)
     report = Report(app=app)
     if app is None:
@@ -151,6 +155,7 @@ def explain(
             index,
             _normalize_desired(again) if again else None,
             desired_again is not None,
+            synced_same_revision,
         )
         for delta in deltas:
             if existing_rules and _already_ignored(delta, ref, existing_rules, dobj, lobj, entries):

@@ -242,8 +242,14 @@ class ArgoCDClient:
                 f"`p, argo-why, applications, get, {project}/{name}, allow`", status=403)  # fmt: skip
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
         where = f" in namespace {app_namespace}" if app_namespace else ""
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        return ArgoCDError(f"no application {name}{where} in Argo CD at {self.base_url}{hint}", status=404)
+        hint = f"; did you mean {', '.join(close)}?" if close else "."
+        if err.status == 404:
+            return ArgoCDError(f"no application {name}{where} in Argo CD at {self.base_url}{hint}", status=404)
+        # Argo CD answers 403 both for a missing app and for one the account may not see: say both
+        return ArgoCDError(
+            f"no application {name}{where} visible in Argo CD at {self.base_url}{hint} If it exists, the account "
+            f"lacks `applications, get` on it: add to argocd-rbac-cm policy.csv "
+            f"`p, argo-why, applications, get, */{name}, allow`", status=404)  # fmt: skip
 
 
 def _ns(app_namespace: str | None) -> dict[str, str]:

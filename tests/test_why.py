@@ -1,0 +1,183 @@
+"""``argo-why why`` against a fake Argo CD and a fake Kubernetes API: the real httpx and kubernetes clients.
+
+Every casebook scenario is served as an Application; ``why`` must reach the same verdicts as ``explain`` on the
+scenario's files. Errors (401, 403, 404, unreachable, 5xx and 429 retried) are translated for people.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from bot.analysis import explain, load_documents
+from bot.config import Settings
+from bot.model import Report
+from bot.sources.argocd import ArgoCDClient, ArgoCDError
+from bot.why import investigate
+from tests.conftest import CASEBOOK
+from tests.fakes.argocd import FakeArgoCD, app_from_case
+from tests.fakes.kube import FakeKubernetes, context_from_case
+
+CASES = sorted(p.name for p in (CASEBOOK / "cases").iterdir()) if (CASEBOOK / "cases").is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def argocd() -> Iterator[FakeArgoCD]:
+    with FakeArgoCD() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def kube() -> Iterator[FakeKubernetes]:
+    with FakeKubernetes() as fake:
+        yield fake
+
+
+@pytest.fixture
+def settings(argocd: FakeArgoCD, kube: FakeKubernetes, tmp_path: Path) -> Settings:
+    argocd.reset()
+    kube.reset()
+    kubeconfig = kube.write_kubeconfig(tmp_path / "kubeconfig", context="fake")
+    return Settings(argocd_url=argocd.url, argocd_token=SecretStr(argocd.token), argocd_retries=2,
+                    argocd_timeout=5.0, kubeconfig=str(kubeconfig),
+                    cluster_contexts={"https://kubernetes.default.svc": "fake"})  # fmt: skip
+
+
+def why(settings: Settings, app: str, **kw: Any) -> Report:
+    async def run() -> Report:
+        async with ArgoCDClient(settings) as client:
+            return await investigate(app, settings, argocd=client, **kw)
+
+    return asyncio.run(run())
+
+
+def verdicts(report: Report) -> set[tuple[str, str, str, str, str | None, bool]]:
+    return {(f.resource.kind, f.resource.name, f.pointer, f.cause, f.writer.manager, f.fix.rule is None)
+            for f in report.findings}  # fmt: skip
+
+
+def files_report(case: Path, app: str) -> Report:
+    def docs(name: str) -> list[dict[str, Any]]:
+        path = case / name
+        return load_documents(path.read_text(), name) if path.exists() else []
+
+    again = docs("desired-again.yaml") if (case / "desired-again.yaml").exists() else None
+    return explain(docs("desired.yaml"), docs("live.yaml"), docs("context.yaml"), app=app, desired_again=again)
+
+
+@pytest.mark.skipif(not CASES, reason="../shared/casebook is not present")
+@pytest.mark.parametrize("case", CASES)
+def test_why_reaches_the_same_verdicts_as_explain(
+    case: str, settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    folder = CASEBOOK / "cases" / case
+    app_name = json.loads((folder / "case.json").read_text())["app"]
+    app, resources, renders = app_from_case(folder)
+    argocd.add_app(app, resources, renders)
+    kube.add(*context_from_case(folder))
+    report = why(settings, app_name)
+    assert verdicts(report) == verdicts(files_report(folder, app_name))
+    assert report.application is not None and report.application["name"] == app_name
+    assert not argocd.errors and not kube.errors
+    assert all(c.method == "GET" for c in argocd.calls) and all(c.method == "GET" for c in kube.calls)
+
+
+def _serve(argocd: FakeArgoCD, case: str = "hpa-replicas-csa", **kw: Any) -> str:
+    folder = CASEBOOK / "cases" / case
+    if not folder.exists():
+        pytest.skip("casebook not present")
+    app, resources, renders = app_from_case(folder, **kw)
+    argocd.add_app(app, resources, renders)
+    return str(app["metadata"]["name"])
+
+
+def test_calls_do_not_grow_with_in_sync_resources(settings: Settings, argocd: FakeArgoCD) -> None:
+    name = _serve(argocd)
+    why(settings, name, cluster=False)
+    # application, managed-resources, two uncached renders
+    assert [c.path.rsplit("/", 1)[-1] for c in argocd.calls].count("manifests") == 2
+    assert len(argocd.calls) == 4
+
+
+def test_self_heal_against_an_autoscaler_is_a_write_loop_said_first(settings: Settings, argocd: FakeArgoCD) -> None:
+    name = _serve(argocd, self_heal=True)
+    report = why(settings, name, cluster=False)
+    assert report.warnings and "Write loop" in report.warnings[0]
+    assert report.application is not None and report.application["self_heal"] is True
+    assert any("cluster" in n.lower() for n in report.notes)  # the missing evidence is said
+
+
+def test_wrong_token_is_explained(settings: Settings) -> None:
+    settings.argocd_token = SecretStr("nope")
+    with pytest.raises(ArgoCDError, match=r"rejected the token \(401"):
+        why(settings, "anything", cluster=False)
+
+
+def test_unknown_app_suggests_close_names(settings: Settings, argocd: FakeArgoCD) -> None:
+    _serve(argocd)
+    with pytest.raises(ArgoCDError, match="no application shop-frontnd.*did you mean shop-frontend"):
+        why(settings, "shop-frontnd", cluster=False)
+
+
+def test_denied_app_prints_the_rbac_line(settings: Settings, argocd: FakeArgoCD) -> None:
+    name = _serve(argocd)
+    argocd.deny(name)
+    with pytest.raises(ArgoCDError, match=r"p, argo-why, applications, get, \*/" + name):
+        why(settings, name, cluster=False)
+
+
+def test_transient_failures_are_retried(settings: Settings, argocd: FakeArgoCD) -> None:
+    name = _serve(argocd)
+    argocd.fail_next(1, status=503)
+    argocd.fail_next(1, status=429, retry_after=0)
+    argocd.drop_next(1)
+    assert why(settings, name, cluster=False).findings
+
+
+def test_unreachable_argocd_names_the_url(settings: Settings) -> None:
+    settings.argocd_url = "http://127.0.0.1:9"
+    settings.argocd_retries = 0
+    with pytest.raises(ArgoCDError, match="cannot reach Argo CD at http://127.0.0.1:9"):
+        why(settings, "shop", cluster=False)
+
+
+def test_without_cluster_access_confidence_is_lowered(settings: Settings, argocd: FakeArgoCD,
+                                                      kube: FakeKubernetes) -> None:  # fmt: skip
+    folder = CASEBOOK / "cases" / "kyverno-label-webhook"
+    if not folder.exists():
+        pytest.skip("casebook not present")
+    app, resources, renders = app_from_case(folder)
+    argocd.add_app(app, resources, renders)
+    kube.add(*context_from_case(folder))
+    with_cluster = why(settings, "invoice-api" if app["metadata"]["name"] == "invoice-api" else
+                       app["metadata"]["name"])  # fmt: skip
+    without = why(settings, app["metadata"]["name"], cluster=False)
+    [a], [b] = with_cluster.findings, without.findings
+    assert a.confidence == "confirmed" and a.writer.object is not None
+    assert b.confidence == "likely" and b.writer.object is None
+    kube.forbid("mutatingwebhookconfigurations")
+    forbidden = why(settings, app["metadata"]["name"])
+    assert any("MutatingWebhookConfigurations" in n and "not allowed" in n for n in forbidden.notes)
+
+
+def test_cli_why_exit_codes(settings: Settings, argocd: FakeArgoCD, monkeypatch: pytest.MonkeyPatch,
+                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    from bot.cli import main
+
+    name = _serve(argocd)
+    monkeypatch.setenv("ARGOCD_URL", argocd.url)
+    monkeypatch.setenv("ARGOCD_TOKEN", argocd.token)
+    assert main(["why", name, "--no-cluster", "--format", "json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["findings"][0]["cause"] == "autoscaler" and "application" in out
+    monkeypatch.setenv("ARGOCD_TOKEN", "wrong")
+    assert main(["why", name, "--no-cluster"]) == 3
+    assert "rejected the token" in capsys.readouterr().err
+    monkeypatch.delenv("ARGOCD_URL")
+    assert main(["why", name]) == 2
