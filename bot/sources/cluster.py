@@ -25,6 +25,8 @@ from typing import Any
 from bot.config import Settings
 
 IN_CLUSTER = frozenset({"https://kubernetes.default.svc", "in-cluster"})
+PER_NAMESPACE_MAX = 3
+"""Up to this many namespaces, namespaced reads (least privilege); beyond, cluster-wide lists (fewer calls)."""
 _RAW: dict[str, Any] = {"_preload_content": False}  # raw JSON: plain dicts, no model round trip
 
 
@@ -73,25 +75,41 @@ class ClusterSource:
         jobs: list[tuple[str, Callable[[], Any]]] = [
             ("MutatingWebhookConfigurations", partial(admission.list_mutating_webhook_configuration, **_RAW)),
         ]
-        for ns in sorted(set(namespaces)):
+        wanted = sorted(set(namespaces))
+        if len(wanted) <= PER_NAMESPACE_MAX:
+            for ns in wanted:
+                jobs += [
+                    (f"Namespace {ns}", partial(core.read_namespace, ns, **_RAW)),
+                    (f"HorizontalPodAutoscalers in {ns}",
+                     partial(autoscaling.list_namespaced_horizontal_pod_autoscaler, ns, **_RAW)),
+                    (f"ScaledObjects in {ns}",
+                     partial(custom.list_namespaced_custom_object, "keda.sh", "v1alpha1", ns, "scaledobjects",
+                             **_RAW)),
+                    (f"Rollouts in {ns}",
+                     partial(custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", ns, "rollouts",
+                             **_RAW)),
+                ]  # fmt: skip
+        else:
+            # many namespaces: a few cluster-wide lists instead of four calls per namespace
             jobs += [
-                (f"Namespace {ns}", partial(core.read_namespace, ns, **_RAW)),
-                (f"HorizontalPodAutoscalers in {ns}",
-                 partial(autoscaling.list_namespaced_horizontal_pod_autoscaler, ns, **_RAW)),
-                (f"ScaledObjects in {ns}",
-                 partial(custom.list_namespaced_custom_object, "keda.sh", "v1alpha1", ns, "scaledobjects", **_RAW)),
-                (f"Rollouts in {ns}",
-                 partial(custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", ns, "rollouts", **_RAW)),
+                ("Namespaces", partial(core.list_namespace, **_RAW)),
+                ("HorizontalPodAutoscalers",
+                 partial(autoscaling.list_horizontal_pod_autoscaler_for_all_namespaces, **_RAW)),
+                ("ScaledObjects", partial(custom.list_cluster_custom_object, "keda.sh", "v1alpha1", "scaledobjects",
+                                          **_RAW)),
+                ("Rollouts", partial(custom.list_cluster_custom_object, "argoproj.io", "v1alpha1", "rollouts",
+                                     **_RAW)),
             ]  # fmt: skip
         if app_namespace:
             jobs.append((f"Applications in {app_namespace}", partial(
                 custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", app_namespace, "applications",
                 **_RAW)))  # fmt: skip
         results = await asyncio.gather(*(asyncio.to_thread(_call, what, fn) for what, fn in jobs))
+        keep = set(wanted)
         out.calls = len(jobs)
         unreachable = False
         for what, (objs, problem) in zip((w for w, _ in jobs), results, strict=True):
-            out.objects.extend(objs)
+            out.objects.extend(o for o in objs if _relevant(o, keep))
             if problem == "unreachable":
                 unreachable = True
             elif problem:
@@ -99,6 +117,15 @@ class ClusterSource:
         if unreachable:
             out.missing.insert(0, f"cluster {self.label} is unreachable: no HPA, webhook or namespace was checked")
         return out
+
+
+def _relevant(obj: dict[str, Any], namespaces: set[str]) -> bool:
+    """Cluster-wide lists are cut down to the namespaces of the drifted objects."""
+    meta = obj.get("metadata") or {}
+    if obj.get("kind") == "Namespace":
+        return meta.get("name") in namespaces
+    ns = meta.get("namespace")
+    return ns is None or ns in namespaces or obj.get("kind") in ("Application", "MutatingWebhookConfiguration")
 
 
 def _api_client(settings: Settings, context: str | None) -> Any:
