@@ -46,6 +46,15 @@ def read_objects(paths: Sequence[str], *, require_name: bool = True) -> list[dic
 def render(report: Report, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "slack":  # the parent message and its thread, as the bot would post them (no buttons)
+        from bot.slack.render import Alert, parent_message, thread_messages
+
+        alert = Alert.from_report(report)
+        doc = {
+            "parent": parent_message(report, alert, None).to_dict(),
+            "thread": [m.to_dict() for m in thread_messages(report, alert)],
+        }
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     from bot.render.text import render as render_text
 
     return render_text(report)
@@ -96,6 +105,25 @@ def cmd_why(args: argparse.Namespace) -> int:
     return EXIT_DRIFT if report.findings else EXIT_CLEAN
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
+    import uvicorn
+
+    from bot.app import build_app, build_services
+    from bot.config import load_settings
+
+    settings = load_settings()
+    required = ["SLACK_BOT_TOKEN", "SLACK_CHANNEL", "ARGOCD_URL", "ARGOCD_TOKEN", "WEBHOOK_TOKEN"]
+    if settings.slack_app_token is None:
+        required.append("SLACK_SIGNING_SECRET")
+    settings.require(*required)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    app = build_app(build_services(settings))
+    uvicorn.run(app, host="0.0.0.0", port=settings.port, log_level="info", access_log=False)
+    return EXIT_CLEAN
+
+
 def cmd_blame(args: argparse.Namespace) -> int:
     from bot.analysis.blame import blame_many
 
@@ -105,6 +133,14 @@ def cmd_blame(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    if not args.reports:
+        import asyncio
+        import logging
+
+        from bot.devtools.demo import run
+
+        logging.basicConfig(level=logging.ERROR)
+        return asyncio.run(run(EXAMPLES))
     from bot.analysis import explain
 
     scenarios = sorted(p for p in EXAMPLES.iterdir() if (p / "case.json").exists()) if EXAMPLES.is_dir() else []
@@ -141,13 +177,13 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--context", nargs="+", metavar="FILE", help="other cluster objects (HPAs, webhooks, apps, ...)")
     ex.add_argument("--desired-again", nargs="+", metavar="FILE", help="a second render of the same revision")
     ex.add_argument("--app", help="the Application the manifests belong to")
-    ex.add_argument("--format", choices=("text", "json"), default="text")
+    ex.add_argument("--format", choices=("text", "json", "slack"), default="text")
     ex.set_defaults(func=cmd_explain)
 
     wy = sub.add_parser("why", help="explain an Application's drift, read-only, from Argo CD and the cluster")
     wy.add_argument("app", metavar="APP")
     wy.add_argument("--app-namespace", help="the Application's namespace (apps in any namespace)")
-    wy.add_argument("--format", choices=("text", "json"), default="text")
+    wy.add_argument("--format", choices=("text", "json", "slack"), default="text")
     wy.add_argument("--no-cluster", action="store_true", help="do not read HPAs, webhooks, namespaces")
     wy.set_defaults(func=cmd_why)
 
@@ -156,7 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     bl.add_argument("--time", choices=("none", "relative", "full"), default="relative")
     bl.set_defaults(func=cmd_blame)
 
-    de = sub.add_parser("demo", help="run the analysis on the bundled examples")
+    sv = sub.add_parser("serve", help="run the Slack bot (HTTP, or Socket Mode when SLACK_APP_TOKEN is set)")
+    sv.set_defaults(func=cmd_serve)
+
+    de = sub.add_parser("demo", help="the whole bot, offline, on the bundled examples (fake Slack and Argo CD)")
+    de.add_argument("--reports", action="store_true", help="only print the text report of each example")
     de.set_defaults(func=cmd_demo)
     return parser
 

@@ -133,3 +133,6 @@ def entry(
     if subresource:
         e["subresource"] = subresource
     return e
+
+
+from tests.redis_server import redis_server, redis_url  # noqa: E402,F401

@@ -21,9 +21,19 @@ def test_examples_meet_their_verdicts() -> None:
     assert "3 passed, 0 failed" in proc.stdout
 
 
-def test_demo_prints_every_example(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo"]) == 0
+def test_demo_reports_print_every_example(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--reports"]) == 0
     out = capsys.readouterr().out
     for folder in sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()):
         assert folder in out
     assert "autoscaler (confirmed)" in out and "mutating-webhook" in out
+
+
+def test_demo_runs_the_whole_pipeline_offline(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    for app in ("checkout", "flights-search", "tenant-guard"):
+        assert f"app={app}" in out and f"applications/argocd/{app}|{app}>" in out
+    assert "200 duplicate" in out and "400 app.name" in out
+    assert "HorizontalPodAutoscaler `checkout/checkout-api`" in out and "Diff of" in out
+    assert "never written to" in out

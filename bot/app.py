@@ -1,0 +1,180 @@
+"""Composition root: builds every part of the bot from the settings and wires the ASGI app.
+
+Routes: ``POST /webhooks/argocd`` (Argo CD notifications), ``POST /slack/events``
+(Bolt: events, interactivity and slash commands; signature and timestamp window
+checked by Bolt before any listener runs), ``GET /healthz``, ``GET /readyz``
+(store and Slack auth reachable), ``GET /metrics``. The lifespan starts the
+workers and the scheduler (one leader among replicas, through a store lock) and,
+when ``SLACK_APP_TOKEN`` is set, the Socket Mode connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
+from slack_bolt.async_app import AsyncApp
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bot.config import Settings
+from bot.metrics import CONTENT_TYPE_LATEST, Metrics
+from bot.queue import MemoryQueue, RedisQueue, WorkQueue
+from bot.services import Services
+from bot.slack.poster import SlackPoster, make_client
+from bot.sources.argocd import ArgoCDClient
+from bot.store import MemoryStore, RedisStore, Store, StoreUnavailable
+from bot.worker import Worker
+from handlers.slack import register
+from handlers.webhook import argocd_webhook
+
+log = logging.getLogger("argo_why")
+LEADER_LOCK = "scheduler-leader"
+TICK_S = 5.0
+
+
+def build_services(settings: Settings, metrics: Metrics | None = None) -> Services:
+    """The production parts: Redis (or the in-memory store), Slack, Argo CD, the cluster."""
+    metrics = metrics or Metrics()
+    store: Store
+    queue: WorkQueue
+    if settings.redis_url:
+        store, queue = RedisStore.from_url(settings.redis_url), RedisQueue.from_url(settings.redis_url)
+    else:
+        log.warning("REDIS_URL is not set: in-memory state, one replica only, alerts are not durable across restarts")
+        store, queue = MemoryStore(), MemoryQueue()
+    assert settings.slack_bot_token is not None
+    client = make_client(settings.slack_bot_token.get_secret_value(), settings.slack_api_url, metrics)
+    return Services(settings=settings, store=store, queue=queue, poster=SlackPoster(client, metrics),
+                    argocd=lambda: ArgoCDClient(settings), cluster=True, metrics=metrics)  # fmt: skip
+
+
+def build_bolt(services: Services) -> AsyncApp:
+    s = services.settings
+    socket_mode = s.slack_app_token is not None
+    bolt = AsyncApp(
+        client=services.poster.client,
+        signing_secret=s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else None,
+        request_verification_enabled=not socket_mode,
+        process_before_response=True,
+    )
+    register(bolt, services)
+    return bolt
+
+
+class Runtime:
+    """Workers and the scheduler of one replica, started and stopped with the ASGI lifespan."""
+
+    def __init__(self, services: Services, *, workers: int | None = None, claim_idle_ms: int = 60_000) -> None:
+        self.s = services
+        self.replica = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.workers = [Worker(services, f"{self.replica}-{i}", claim_idle_ms=claim_idle_ms)
+                        for i in range(workers if workers is not None else services.settings.workers)]  # fmt: skip
+        self.stop = asyncio.Event()
+        self.tasks: list[asyncio.Task[None]] = []
+        self.leader = False
+
+    async def start(self) -> None:
+        self.stop.clear()
+        self.tasks = [asyncio.create_task(w.run(self.stop), name=w.consumer) for w in self.workers]
+        self.tasks.append(asyncio.create_task(self._scheduler(), name="scheduler"))
+
+    async def close(self) -> None:
+        self.stop.set()
+        for t in self.tasks:
+            t.cancel()
+        for t in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        if self.leader:
+            with contextlib.suppress(StoreUnavailable):
+                await self.s.store.release_lock(LEADER_LOCK, self.replica)
+
+    async def _scheduler(self) -> None:
+        """Scheduled work runs on exactly one replica: the holder of the leader lock."""
+        while not self.stop.is_set():
+            try:
+                if self.leader:
+                    self.leader = await self.s.store.refresh_lock(LEADER_LOCK, self.replica, int(TICK_S * 3))
+                else:
+                    self.leader = await self.s.store.acquire_lock(LEADER_LOCK, self.replica, int(TICK_S * 3))
+                if self.leader and self.workers:
+                    await self.workers[0].flush_digest()
+            except Exception as e:  # a failed tick is retried on the next one
+                log.warning("scheduler tick failed: %s", e)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), timeout=TICK_S)
+
+
+def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlette:
+    bolt = build_bolt(services)
+    slack_handler = AsyncSlackRequestHandler(bolt)
+    runtime = runtime if runtime is not None else Runtime(services)
+    auth_cache: dict[str, Any] = {"ok": False, "at": 0.0}
+
+    async def webhook(request: Request) -> Response:
+        return await argocd_webhook(request, services)
+
+    async def slack_events(request: Request) -> Response:
+        return await slack_handler.handle(request)
+
+    async def healthz(_: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(_: Request) -> Response:
+        checks: dict[str, str] = {}
+        try:
+            await services.store.ping()
+            checks["store"] = "ok"
+        except StoreUnavailable as e:
+            checks["store"] = str(e)
+        if time.monotonic() - auth_cache["at"] > 30 or not auth_cache["ok"]:
+            auth_cache.update(ok=await services.poster.auth_ok(), at=time.monotonic())
+        checks["slack"] = "ok" if auth_cache["ok"] else "auth.test failed"
+        ok = all(v == "ok" for v in checks.values())
+        return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
+
+    async def metrics(_: Request) -> Response:
+        with contextlib.suppress(StoreUnavailable):
+            services.metrics.set_queue(await services.queue.depth(), await services.queue.pending())
+        return Response(services.metrics.render(), media_type=CONTENT_TYPE_LATEST)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        socket_handler = None
+        await runtime.start()
+        if services.settings.slack_app_token is not None:
+            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+            log.info("Socket Mode: one replica only (Slack sends each event to one random connection)")
+            socket_handler = AsyncSocketModeHandler(bolt, services.settings.slack_app_token.get_secret_value())
+            await socket_handler.connect_async()  # type: ignore[no-untyped-call]
+        try:
+            yield
+        finally:
+            if socket_handler is not None:
+                await socket_handler.close_async()  # type: ignore[no-untyped-call]
+            await runtime.close()
+            await services.queue.close()
+            await services.store.close()
+
+    return Starlette(
+        routes=[
+            Route("/webhooks/argocd", webhook, methods=["POST"]),
+            Route("/slack/events", slack_events, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )

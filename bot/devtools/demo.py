@@ -1,0 +1,148 @@
+"""``argo-why demo``: the whole bot, offline, on the bundled examples.
+
+Starts in-process a fake Argo CD serving every example of ``examples/`` as an Application, a fake
+Kubernetes API holding their cluster context, a fake Slack Web API, and the real bot (Starlette app,
+Bolt, worker, in-memory store) on a local port. Then it does what Argo CD and a person would do:
+the notifications webhook for every app (and one duplicate, which is dropped), a ``/argo why`` slash
+command, and a click on "Show diff". Finally it prints what the bot posted in Slack, threads included,
+as terminal text. Nothing leaves the machine; no account is needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+import uvicorn
+from pydantic import SecretStr
+
+from bot.app import build_app, build_services
+from bot.config import Settings
+from bot.devtools.fake_argocd import FakeArgoCD, app_from_case
+from bot.devtools.fake_kube import FakeKubernetes, context_from_case
+from bot.devtools.fake_slack import FakeSlack, block_action_body, signed_headers, slash_command_body
+from bot.devtools.transcript import render_message
+
+CHANNEL = "C0ALERTS"
+ARGOCD_PUBLIC_URL = "https://argocd.example.com"
+
+
+def webhook_body(app: dict[str, Any]) -> dict[str, Any]:
+    """The JSON the notifications template of ``deploy/argocd-notifications.yaml`` renders for an app."""
+    meta, spec, status = app["metadata"], app.get("spec") or {}, app.get("status") or {}
+    op, sync = status.get("operationState"), status.get("sync") or {}
+    return {
+        "app": {"name": meta["name"], "namespace": meta.get("namespace"), "project": spec.get("project")},
+        "sync": {"status": sync.get("status"), "revision": sync.get("revision")},
+        "operationState": {k: op.get(k) for k in ("phase", "startedAt", "finishedAt")} if op else None,
+        "health": {"status": (status.get("health") or {}).get("status")},
+        "outOfSyncResources": [
+            {k: r.get(k) for k in ("group", "version", "kind", "namespace", "name")}
+            for r in status.get("resources") or [] if r.get("status") == "OutOfSync"
+        ],
+        "argocdUrl": ARGOCD_PUBLIC_URL,
+    }  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _settle(services: Any, timeout: float = 30.0) -> None:
+    """Wait until the worker has taken and acknowledged every job."""
+    deadline = time.monotonic() + timeout
+    await asyncio.sleep(0.2)
+    while time.monotonic() < deadline:
+        if await services.queue.depth() == 0 and await services.queue.pending() == 0:
+            return
+        await asyncio.sleep(0.1)
+    raise TimeoutError("the demo's jobs did not finish in time")
+
+
+def print_channel(slack: FakeSlack, channel: str, out: TextIO) -> None:
+    for msg in slack.messages(channel):
+        edited = f" (updated {msg['updated']}x)" if msg.get("updated") else ""
+        out.write(f"\n┏━ #alerts · argo-why{edited}\n")
+        out.write(render_message(msg, indent="┃ ") + "\n")
+        for reply in slack.thread(channel, msg["ts"]):
+            out.write("┃\n┃   ↳ reply in thread\n")
+            out.write(render_message(reply, indent="┃     ", width=96) + "\n")
+        for up in [u for u in slack.uploads if u.thread_ts == msg["ts"]]:
+            out.write(f"┃   ↳ file {up.filename} ({len(up.content)} bytes)\n")
+        out.write("┗" + "━" * 60 + "\n")
+
+
+async def run(examples: Path, out: TextIO = sys.stdout) -> int:
+    folders = sorted(p for p in examples.iterdir() if (p / "case.json").exists())
+    signing_secret = secrets.token_hex(16)
+    with FakeSlack() as slack, FakeArgoCD() as argocd, FakeKubernetes() as kube, tempfile.TemporaryDirectory() as tmp:
+        apps = []
+        for folder in folders:
+            app, resources, renders = app_from_case(folder)
+            argocd.add_app(app, resources, renders)
+            kube.add(*context_from_case(folder))
+            apps.append(app)
+        webhook_token = secrets.token_urlsafe(24)
+        settings = Settings(
+            slack_bot_token=SecretStr(slack.token), slack_signing_secret=SecretStr(signing_secret),
+            slack_channel=CHANNEL, slack_api_url=slack.url, argocd_url=argocd.url,
+            argocd_token=SecretStr(argocd.token), webhook_token=SecretStr(webhook_token),
+            kubeconfig=str(kube.write_kubeconfig(Path(tmp) / "kubeconfig", context="demo")),
+            cluster_contexts={"https://kubernetes.default.svc": "demo"}, workers=2,
+        )  # fmt: skip
+        services = build_services(settings)
+        port = _free_port()
+        server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning"))
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.02)
+        base = f"http://127.0.0.1:{port}"
+        out.write(f"argo-why is listening on {base} (in-memory store, fake Slack, fake Argo CD, fake cluster)\n\n")
+        try:
+            async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+                auth = {"Authorization": f"Bearer {webhook_token}"}
+                for app in apps:
+                    r = await http.post("/webhooks/argocd", json=webhook_body(app), headers=auth)
+                    out.write(f"POST /webhooks/argocd  app={app['metadata']['name']:<16} -> {r.status_code} "
+                              f"{r.json().get('status')}\n")  # fmt: skip
+                r = await http.post("/webhooks/argocd", json=webhook_body(apps[0]), headers=auth)
+                out.write(f"POST /webhooks/argocd  app={apps[0]['metadata']['name']:<16} -> {r.status_code} "
+                          f"{r.json().get('status')} (Argo CD's retry of the same alert)\n")  # fmt: skip
+                r = await http.post("/webhooks/argocd", content=b'{"app": {}}', headers=auth)
+                out.write(f"POST /webhooks/argocd  (malformed)            -> {r.status_code} {r.json().get('error')}\n")
+                await _settle(services)
+                first = slack.messages(CHANNEL)[0]
+                click = block_action_body("show_diff", _button_value(first, "show_diff"), user_id="U0ALICE",
+                                          channel_id=CHANNEL, message_ts=first["ts"], response_url=slack)  # fmt: skip
+                r = await http.post("/slack/events", content=click, headers=signed_headers(signing_secret, click))
+                out.write(f"click [Show diff] on the first alert            -> {r.status_code}\n")
+                await _settle(services)
+        finally:
+            server.should_exit = True
+            await serving
+        out.write("\nWhat argo-why posted in Slack:\n")
+        print_channel(slack, CHANNEL, out)
+        out.write(f"\n{len(slack.calls)} Slack API calls; Argo CD was read {len(argocd.calls)} times and never "
+                  "written to.\n")  # fmt: skip
+    return 0
+
+
+def _button_value(message: dict[str, Any], action_id: str) -> str:
+    for block in message.get("blocks") or []:
+        for el in block.get("elements") or []:
+            if isinstance(el, dict) and el.get("action_id") == action_id:
+                return str(el.get("value"))
+    raise LookupError(f"no {action_id} button in {json.dumps(message)[:200]}")
+
+
+__all__ = ["print_channel", "run", "slash_command_body", "webhook_body"]

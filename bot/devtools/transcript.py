@@ -1,0 +1,70 @@
+"""Block Kit messages as plain terminal text, for the offline demo (what a person would see in Slack).
+
+Pure: a message dict (``text`` and ``blocks``) in, indented lines out. Buttons are shown as ``[ Label ]``;
+mrkdwn markers are left as they are, which reads well enough in a terminal.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+
+def _text(obj: Any) -> str:
+    if isinstance(obj, dict):
+        return str(obj.get("text") or "")
+    return str(obj or "")
+
+
+def block_lines(block: dict[str, Any], width: int) -> list[str]:
+    kind = block.get("type")
+    if kind == "header":
+        title = _text(block.get("text"))
+        return [title, "─" * min(len(title), width)]
+    if kind == "section":
+        out = []
+        if block.get("text"):
+            out += _wrap(_text(block["text"]), width)
+        for f in block.get("fields") or []:
+            out += _wrap(_text(f), width)
+        acc = block.get("accessory")
+        if isinstance(acc, dict) and acc.get("type") == "button":
+            out.append(f"[ {_text(acc.get('text'))} ]")
+        return out
+    if kind == "context":
+        return _wrap("  ".join(_text(e) for e in block.get("elements") or []), width, prefix="· ")
+    if kind == "actions":
+        return ["  ".join(f"[ {_text(e.get('text'))} ]" for e in block.get("elements") or [])]
+    if kind == "divider":
+        return ["┄" * min(40, width)]
+    if kind in ("markdown", "rich_text"):
+        return _wrap(str(block.get("text") or ""), width)
+    return []
+
+
+def _wrap(text: str, width: int, prefix: str = "") -> list[str]:
+    out: list[str] = []
+    in_code = False
+    for line in text.splitlines() or [""]:
+        if line.strip().startswith("```"):
+            in_code = not in_code
+            rest = line.strip()[3:]
+            if rest.endswith("```"):
+                in_code = not in_code
+                rest = rest[:-3]
+            if rest:
+                out.append("    " + rest)
+            continue
+        if in_code or not line:
+            out.append(("    " if in_code else "") + line)
+        else:
+            out += textwrap.wrap(line, width=width, initial_indent=prefix, subsequent_indent=prefix or "  ") or [""]
+    return out
+
+
+def render_message(message: dict[str, Any], *, width: int = 100, indent: str = "") -> str:
+    blocks = message.get("blocks") or []
+    lines = (
+        [line for b in blocks for line in block_lines(b, width)] if blocks else _wrap(str(message.get("text")), width)
+    )
+    return "\n".join(indent + line for line in lines)

@@ -1,0 +1,1 @@
+"""Slack: the Block Kit messages argo-why posts (``render``: pure, data in, messages out) and their delivery."""

@@ -1,0 +1,322 @@
+"""The worker: takes jobs from the durable queue, analyses, posts to Slack, then acknowledges.
+
+An entry is acknowledged only after Slack accepted every message of the job, so
+a crash or a Slack outage leaves it pending; another worker (or replica) claims
+it after ``claim_idle_ms`` (XAUTOCLAIM) and does the job again. An analysis that
+keeps failing (Argo CD down, an unknown error) is retried with backoff
+``analysis_attempts`` times; then a message in the app's thread says that the
+analysis failed and why, and the entry goes to the dead-letter stream.
+
+Threads: one parent message per drift episode, kept in the store by app (not in
+memory), so a restart or another replica keeps threading. A new alert for the
+same episode updates the parent (and adds replies only when the findings
+changed); an app that became Synced turns its parent green; the next drift
+re-uses the same thread. More than ``digest_threshold`` apps drifting within
+``digest_window_s`` are collapsed into one digest message (``flush_digest``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import time
+from dataclasses import replace
+from typing import Any
+
+from bot.errors import ArgoWhyError
+from bot.model import Report, report_from_dict
+from bot.queue import Entry
+from bot.services import Services
+from bot.slack.poster import SlackUnavailable
+from bot.slack.render import (
+    Alert,
+    Buttons,
+    Message,
+    analysis_failed_message,
+    diff_message,
+    digest_message,
+    error_message,
+    parent_message,
+    thread_messages,
+)
+from bot.sources.argocd import ArgoCDError
+from bot.store import StoreUnavailable, ThreadRef
+from bot.why import investigate
+
+log = logging.getLogger("argo_why.worker")
+STATE_TTL_S = 14 * 24 * 3600
+MAX_DELIVERIES = 100  # a job Slack keeps refusing for this long is dead-lettered rather than retried forever
+
+
+def app_key(name: str, namespace: str | None) -> str:
+    return f"{namespace}/{name}" if namespace else name
+
+
+def fingerprint(report: Report) -> str:
+    """Identity of an episode's findings: the same fields with the same causes."""
+    items = sorted(f"{f.resource.group}/{f.resource.kind}/{f.resource.namespace}/{f.resource.name}"
+                   f"{f.pointer}={f.cause}" for f in report.findings)  # fmt: skip
+    return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
+
+
+class AnalysisFailed(ArgoWhyError):
+    """The analysis failed after every attempt; the message says why, for the thread."""
+
+
+class Worker:
+    def __init__(self, services: Services, consumer: str, *, claim_idle_ms: int = 60_000,
+                 backoff_s: float = 0.5) -> None:  # fmt: skip
+        self.s = services
+        self.consumer = consumer
+        self.claim_idle_ms = claim_idle_ms
+        self.backoff_s = backoff_s
+
+    # --- the loop -------------------------------------------------------------------------------
+    async def run(self, stop: asyncio.Event) -> None:
+        await self.s.queue.ensure()
+        while not stop.is_set():
+            try:
+                entries = await self.s.queue.claim_stale(self.consumer, self.claim_idle_ms, count=1)
+                if not entries:
+                    entries = await self.s.queue.read(self.consumer, count=1, block_ms=500)
+            except StoreUnavailable as e:
+                log.warning("queue unavailable: %s", e)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=2.0)
+                continue
+            for entry in entries:
+                await self.handle(entry)
+
+    async def handle(self, entry: Entry) -> None:
+        started = time.monotonic()
+        job_type = str(entry.job.get("type"))
+        try:
+            await self.process(entry.job)
+        except SlackUnavailable as e:
+            # leave it pending: it is claimed again once idle, and delivered when Slack is back
+            self.s.metrics.analyses.labels(outcome="slack_unavailable").inc()
+            log.warning("job %s (%s) not delivered, left pending: %s", entry.id, job_type, e)
+            if entry.deliveries >= MAX_DELIVERIES:
+                await self.s.queue.dead_letter(entry, f"Slack refused it {entry.deliveries} times: {e}")
+                self.s.metrics.dead_letters.inc()
+            return
+        except AnalysisFailed as e:
+            await self._give_up(entry, str(e))
+            return
+        except StoreUnavailable as e:
+            log.warning("job %s (%s) interrupted, store unavailable: %s", entry.id, job_type, e)
+            return
+        self.s.metrics.analysis_seconds.observe(time.monotonic() - started)
+        await self.s.queue.ack(entry.id)
+
+    async def _give_up(self, entry: Entry, reason: str) -> None:
+        self.s.metrics.analyses.labels(outcome="failed").inc()
+        job = entry.job
+        try:
+            channel, thread_ts = await self._failure_target(job)
+            if channel:
+                await self.s.poster.post(channel, analysis_failed_message(_job_app(job), reason), thread_ts=thread_ts)
+        except SlackUnavailable as e:
+            log.warning("job %s: analysis failed and Slack is unavailable, left pending: %s", entry.id, e)
+            return
+        await self.s.queue.dead_letter(entry, reason)
+        self.s.metrics.dead_letters.inc()
+
+    async def _failure_target(self, job: dict[str, Any]) -> tuple[str | None, str | None]:
+        if job.get("type") == "webhook":
+            body = job["body"]
+            ref = await self.s.store.get_thread(app_key(body["app"]["name"], body["app"].get("namespace")))
+            return (ref.channel, ref.ts) if ref else (self.s.settings.slack_channel, None)
+        return job.get("channel"), job.get("thread_ts") or None
+
+    # --- jobs -----------------------------------------------------------------------------------
+    async def process(self, job: dict[str, Any]) -> None:
+        kind = job.get("type")
+        if kind == "webhook":
+            await self._webhook(job)
+        elif kind == "command":
+            await self._command(job)
+        elif kind in ("show_diff", "recheck"):
+            await self._button(job)
+        elif kind == "note":
+            await self.s.poster.post(job["channel"], Message(text=job["text"], blocks=[]), thread_ts=job["thread_ts"])
+        else:
+            log.error("unknown job type %r, dropped to the dead-letter stream", kind)
+            raise AnalysisFailed(f"unknown job type {kind!r}")
+
+    async def analyse(self, name: str, namespace: str | None) -> Report:
+        """The analysis, retried with backoff; :class:`AnalysisFailed` after the last attempt."""
+        attempts = self.s.settings.analysis_attempts
+        delay = self.backoff_s
+        last = ""
+        for attempt in range(attempts):
+            try:
+                async with self.s.argocd() as argocd:
+                    report = await investigate(name, self.s.settings, app_namespace=namespace, argocd=argocd,
+                                               cluster=self.s.cluster)  # fmt: skip
+                self.s.metrics.analyses.labels(outcome="drift" if report.findings else "clean").inc()
+                return report
+            except ArgoCDError as e:
+                last = str(e)
+                if e.status in (401, 403, 404):
+                    break  # no retry fixes a token, a permission or a missing app
+            except ArgoWhyError as e:
+                last = str(e)
+            except Exception as e:  # a bug must not kill the worker; it is reported, never a traceback in Slack
+                log.exception("analysis of %s failed", name)
+                last = f"internal error ({type(e).__name__})"
+            if attempt + 1 < attempts:
+                await asyncio.sleep(delay)
+                delay *= 2
+        raise AnalysisFailed(last)
+
+    async def _webhook(self, job: dict[str, Any]) -> None:
+        body = job["body"]
+        name, ns = body["app"]["name"], body["app"].get("namespace")
+        key = app_key(name, ns)
+        alert = Alert(app=name, app_namespace=ns, project=body["app"].get("project"),
+                      revision=body["sync"].get("revision"), argocd_url=body.get("argocdUrl"))  # fmt: skip
+        ref = await self.s.store.get_thread(key)
+        if body["sync"]["status"] == "Synced":
+            await self._turn_green(ref, alert, key)
+            return
+        muted = await self.s.store.mute_until(key, time.time())
+        if muted:
+            self.s.metrics.analyses.labels(outcome="muted").inc()
+            return
+        report = await self.analyse(name, ns)
+        if not report.findings:
+            await self._turn_green(ref, alert, key)
+            return
+        if ref is None:
+            busy = await self.s.store.note_alert(key, time.time(), self.s.settings.digest_window_s)
+            if busy > self.s.settings.digest_threshold:
+                await self.s.store.add_to_digest(key, {"alert": _alert_dict(alert), "report": report.to_dict()})
+                return
+        buttons = await self._buttons(key, name, ns, alert, report)
+        fp = fingerprint(report)
+        channel = self.s.settings.slack_channel
+        if ref is None:
+            assert channel is not None
+            alert = replace(alert, unsettled_syncs=1)
+            ch, ts = await self.s.poster.post(channel, parent_message(report, alert, buttons))
+            ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1,
+                            updated=time.time())  # fmt: skip
+            await self.s.store.save_thread(ref, key)  # before the replies: a retry re-uses this thread
+            replies = True
+        else:
+            same_episode = ref.status == "drift"
+            unsettled = ref.unsettled_syncs + 1 if same_episode else 1
+            alert = replace(alert, unsettled_syncs=unsettled)
+            await self.s.poster.update(ref.channel, ref.ts, parent_message(report, alert, buttons))
+            replies = fp != ref.fingerprint or not same_episode
+            ref = replace(ref, status="drift", unsettled_syncs=unsettled, updated=time.time())
+            await self.s.store.save_thread(ref, key)
+        if replies:
+            for m in thread_messages(report, alert):
+                await self.s.poster.post(ref.channel, m, thread_ts=ref.ts)
+            await self.s.store.save_thread(replace(ref, fingerprint=fp), key)
+
+    async def _turn_green(self, ref: ThreadRef | None, alert: Alert, key: str) -> None:
+        if ref is None or ref.status == "synced":
+            return
+        await self.s.poster.update(
+            ref.channel, ref.ts, parent_message(Report(app=alert.app), replace(alert, status="synced"), None)
+        )
+        await self.s.store.save_thread(replace(ref, status="synced", fingerprint="", updated=time.time()), key)
+
+    async def _buttons(self, key: str, name: str, ns: str | None, alert: Alert, report: Report) -> Buttons:
+        state = await self.s.store.put_state(
+            "report", {"app_key": key, "app": name, "app_namespace": ns, "alert": _alert_dict(alert),
+                       "report": report.to_dict()}, STATE_TTL_S)  # fmt: skip
+        return Buttons(show_diff=state, mute=state, recheck=state)
+
+    async def _command(self, job: dict[str, Any]) -> None:
+        name, ns, channel = job["app"], job.get("app_namespace"), job["channel"]
+        try:
+            report = await self.analyse(name, ns)
+        except AnalysisFailed as e:
+            await self.s.poster.ephemeral(channel, job["user"], error_message(str(e)))
+            return
+        alert = Alert(app=name, app_namespace=ns, revision=(report.application or {}).get("revision"),
+                      argocd_url=self.s.settings.argocd_url,
+                      status="drift" if report.findings else "synced")  # fmt: skip
+        if job["command"] == "diff":
+            msg, full = diff_message(report, alert)
+            _, ts = await self.s.poster.post(channel, msg)
+            if full:
+                await self.s.poster.upload(channel, ts, f"{name}.diff", full, f"Diff of {name}")
+            return
+        buttons = await self._buttons(app_key(name, ns), name, ns, alert, report) if report.findings else None
+        ch, ts = await self.s.poster.post(channel, parent_message(report, alert, buttons))
+        for m in thread_messages(report, alert) if report.findings else []:
+            await self.s.poster.post(ch, m, thread_ts=ts)
+
+    async def _button(self, job: dict[str, Any]) -> None:
+        state = await self.s.store.get_state(job["state"])
+        channel, thread_ts = job["channel"], job["thread_ts"] or None
+        if state is None:
+            from bot import wording
+
+            await self.s.poster.ephemeral(channel, job["user"], error_message(wording.STATE_EXPIRED))
+            return
+        alert = Alert(**state["alert"])
+        if job["type"] == "show_diff":
+            msg, full = diff_message(report_from_dict(state["report"]), alert)
+            await self.s.poster.post(channel, msg, thread_ts=thread_ts)
+            if full:
+                await self.s.poster.upload(channel, thread_ts, f"{alert.app}.diff", full, f"Diff of {alert.app}")
+            return
+        report = await self.analyse(state["app"], state.get("app_namespace"))
+        key = str(state["app_key"])
+        ref = await self.s.store.get_thread(key)
+        if ref is not None and ref.ts == thread_ts:
+            if report.findings:
+                buttons = await self._buttons(key, state["app"], state.get("app_namespace"), alert, report)
+                await self.s.poster.update(ref.channel, ref.ts, parent_message(report, alert, buttons))
+            else:
+                await self._turn_green(ref, alert, key)
+        for m in thread_messages(report, alert) if report.findings else []:
+            await self.s.poster.post(channel, m, thread_ts=thread_ts)
+        if not report.findings:
+            from bot import wording
+
+            await self.s.poster.post(channel, Message(text=wording.SYNCED_NOW.format(app=alert.app), blocks=[]),
+                                     thread_ts=thread_ts)  # fmt: skip
+
+    # --- digest ---------------------------------------------------------------------------------
+    async def flush_digest(self) -> int:
+        """Post what the burst collected as one message; returns how many apps it held."""
+        items = await self.s.store.drain_digest()
+        if not items:
+            return 0
+        entries: list[tuple[Alert, Report | None]] = [
+            (Alert(**i["alert"]), report_from_dict(i["report"])) for i in items
+        ]
+        buttons: dict[str, Buttons] = {}
+        for alert, report in entries:
+            assert report is not None
+            buttons[alert.app] = await self._buttons(app_key(alert.app, alert.app_namespace), alert.app,
+                                                     alert.app_namespace, alert, report)  # fmt: skip
+        assert self.s.settings.slack_channel is not None
+        try:
+            await self.s.poster.post(self.s.settings.slack_channel, digest_message(entries, buttons))
+        except SlackUnavailable:
+            for i in items:  # put them back: a digest is never dropped
+                await self.s.store.add_to_digest(app_key(i["alert"]["app"], i["alert"].get("app_namespace")), i)
+            raise
+        return len(items)
+
+
+def _alert_dict(alert: Alert) -> dict[str, Any]:
+    return {"app": alert.app, "app_namespace": alert.app_namespace, "project": alert.project,
+            "revision": alert.revision, "unsettled_syncs": alert.unsettled_syncs, "argocd_url": alert.argocd_url,
+            "status": alert.status}  # fmt: skip
+
+
+def _job_app(job: dict[str, Any]) -> str:
+    if job.get("type") == "webhook":
+        return str(job["body"]["app"]["name"])
+    return str(job.get("app") or "app")

@@ -1,0 +1,136 @@
+"""Real ``redis-server`` processes for the tests: nothing is mocked below the redis-py client.
+
+Fixtures:
+
+* ``redis_server`` (session) -- one server on a free local port, no persistence; yields its URL;
+* ``redis_url`` (function) -- that URL, after a FLUSHALL, so every test starts from an empty Redis;
+* ``redis_outage`` (function) -- a separate throwaway :class:`RedisProcess` a test may ``stop()`` and ``start()``
+  (same port) to simulate an outage without disturbing the shared server.
+
+If ``redis-server`` is not on PATH, ``scripts/ensure-tools.sh redis-server`` installs it (Debian package of the
+same name); if it is still missing the tests using these fixtures fail with a message saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _redis_server_binary() -> str:
+    found = shutil.which("redis-server")
+    if found is None:
+        # OSError: the script cannot even run here; the message below says what is missing.
+        with contextlib.suppress(OSError):
+            subprocess.run([str(ROOT / "scripts" / "ensure-tools.sh"), "redis-server"], check=False)
+        found = shutil.which("redis-server")
+    if found is None:
+        pytest.fail(
+            "redis-server is not installed and scripts/ensure-tools.sh could not install it; "
+            "install the redis-server package (apt-get install redis-server) to run the Redis tests",
+            pytrace=False,
+        )
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class RedisProcess:
+    """One ``redis-server`` on 127.0.0.1, without persistence, that can be stopped and started again."""
+
+    def __init__(self, binary: str, workdir: Path, port: int | None = None) -> None:
+        self.binary = binary
+        self.workdir = workdir
+        self.port = port or _free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout_s: float = 5.0) -> None:
+        log = (self.workdir / f"redis-{self.port}.log").open("ab")
+        # --save "" / --appendonly no: a restart comes back empty, like a Redis without persistence.
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--daemonize", "no", "--dir", str(self.workdir)],
+            stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        log.close()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                with redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=0.5) as client:
+                    if client.ping():
+                        return
+            except redis.exceptions.ConnectionError:
+                time.sleep(0.01)
+        self.stop()
+        tail = (self.workdir / f"redis-{self.port}.log").read_text(errors="replace")[-2000:]
+        pytest.fail(f"redis-server on port {self.port} did not answer PING within {timeout_s}s:\n{tail}", pytrace=False)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+def _start_on_free_port(binary: str, workdir: Path) -> RedisProcess:
+    # The port is free when picked but could be taken before redis-server binds it; try another then.
+    for attempt in range(3):
+        server = RedisProcess(binary, workdir)
+        try:
+            server.start()
+            return server
+        except pytest.fail.Exception:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server = _start_on_free_port(_redis_server_binary(), tmp_path_factory.mktemp("redis"))
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: str) -> Iterator[str]:
+    with redis.Redis.from_url(redis_server) as client:
+        client.flushall()
+    yield redis_server
+
+
+@pytest.fixture
+def redis_outage(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A Redis of the test's own: ``.stop()`` it to simulate an outage, ``.start()`` to bring it back (empty)."""
+    server = _start_on_free_port(_redis_server_binary(), tmp_path)
+    try:
+        yield server
+    finally:
+        server.stop()
