@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/argo-why demo
 
 test: $(STAMP)
-	@scripts/ensure-tools.sh jq
+	@scripts/ensure-tools.sh jq redis-server
 	$(BIN)/ruff check bot tests bench
 	$(BIN)/ruff format --check bot tests bench
 	$(BIN)/mypy

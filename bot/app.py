@@ -41,6 +41,7 @@ from handlers.webhook import argocd_webhook
 log = logging.getLogger("argo_why")
 LEADER_LOCK = "scheduler-leader"
 TICK_S = 5.0
+LEADER_TTL_S = 15
 
 
 def build_services(settings: Settings, metrics: Metrics | None = None) -> Services:
@@ -55,7 +56,8 @@ def build_services(settings: Settings, metrics: Metrics | None = None) -> Servic
         store, queue = MemoryStore(), MemoryQueue()
     assert settings.slack_bot_token is not None
     client = make_client(settings.slack_bot_token.get_secret_value(), settings.slack_api_url, metrics)
-    return Services(settings=settings, store=store, queue=queue, poster=SlackPoster(client, metrics),
+    poster = SlackPoster(client, metrics, per_channel_interval=settings.slack_channel_interval_s)
+    return Services(settings=settings, store=store, queue=queue, poster=poster,
                     argocd=lambda: ArgoCDClient(settings), cluster=True, metrics=metrics)  # fmt: skip
 
 
@@ -75,7 +77,9 @@ def build_bolt(services: Services) -> AsyncApp:
 class Runtime:
     """Workers and the scheduler of one replica, started and stopped with the ASGI lifespan."""
 
-    def __init__(self, services: Services, *, workers: int | None = None, claim_idle_ms: int = 60_000) -> None:
+    def __init__(
+        self, services: Services, *, workers: int | None = None, claim_idle_ms: int = 60_000, tick_s: float = TICK_S
+    ) -> None:
         self.s = services
         self.replica = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.workers = [Worker(services, f"{self.replica}-{i}", claim_idle_ms=claim_idle_ms)
@@ -83,6 +87,7 @@ class Runtime:
         self.stop = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
         self.leader = False
+        self.tick_s = tick_s
 
     async def start(self) -> None:
         self.stop.clear()
@@ -105,15 +110,15 @@ class Runtime:
         while not self.stop.is_set():
             try:
                 if self.leader:
-                    self.leader = await self.s.store.refresh_lock(LEADER_LOCK, self.replica, int(TICK_S * 3))
+                    self.leader = await self.s.store.refresh_lock(LEADER_LOCK, self.replica, LEADER_TTL_S)
                 else:
-                    self.leader = await self.s.store.acquire_lock(LEADER_LOCK, self.replica, int(TICK_S * 3))
+                    self.leader = await self.s.store.acquire_lock(LEADER_LOCK, self.replica, LEADER_TTL_S)
                 if self.leader and self.workers:
                     await self.workers[0].flush_digest()
             except Exception as e:  # a failed tick is retried on the next one
                 log.warning("scheduler tick failed: %s", e)
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), timeout=TICK_S)
+                await asyncio.wait_for(self.stop.wait(), timeout=self.tick_s)
 
 
 def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlette:

@@ -64,6 +64,8 @@ class Settings(BaseSettings):
     workers: int = Field(4, ge=1, le=64, validation_alias="WORKERS")
     """Concurrent analyses per replica."""
     analysis_attempts: int = Field(3, ge=1, le=10, validation_alias="ANALYSIS_ATTEMPTS")
+    slack_channel_interval_s: float = Field(1.0, ge=0, le=60, validation_alias="SLACK_CHANNEL_INTERVAL")
+    """Seconds between two messages to one channel (Slack allows about one per second per channel)."""
     digest_threshold: int = Field(10, ge=1, validation_alias="DIGEST_THRESHOLD")
     digest_window_s: int = Field(60, ge=5, validation_alias="DIGEST_WINDOW_SECONDS")
 

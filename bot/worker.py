@@ -47,6 +47,8 @@ from bot.why import investigate
 
 log = logging.getLogger("argo_why.worker")
 STATE_TTL_S = 14 * 24 * 3600
+DIGEST_KEY = "__digest__"
+"""Thread-map key of the current digest message (not a valid Application name, so it cannot clash)."""
 MAX_DELIVERIES = 100  # a job Slack keeps refusing for this long is dead-lettered rather than retried forever
 
 
@@ -182,7 +184,8 @@ class Worker:
         if body["sync"]["status"] == "Synced":
             await self._turn_green(ref, alert, key)
             return
-        muted = await self.s.store.mute_until(key, time.time())
+        # `/argo mute shop 2h` names the app without its namespace: it mutes every app of that name
+        muted = await self.s.store.mute_until(key, time.time()) or await self.s.store.mute_until(name, time.time())
         if muted:
             self.s.metrics.analyses.labels(outcome="muted").inc()
             return
@@ -288,25 +291,48 @@ class Worker:
 
     # --- digest ---------------------------------------------------------------------------------
     async def flush_digest(self) -> int:
-        """Post what the burst collected as one message; returns how many apps it held."""
+        """Post what the burst collected; within one window, the same digest message is updated, not re-posted.
+
+        Returns how many apps the flush added. The digest message and the apps it lists are kept in the store
+        (the thread map under ``DIGEST_KEY``, the apps as state), so any replica's scheduler can continue it.
+        """
         items = await self.s.store.drain_digest()
         if not items:
             return 0
-        entries: list[tuple[Alert, Report | None]] = [
-            (Alert(**i["alert"]), report_from_dict(i["report"])) for i in items
-        ]
+        now = time.time()
+        ref = await self.s.store.get_thread(DIGEST_KEY)
+        current = ref is not None and now - ref.updated < self.s.settings.digest_window_s
+        listed: dict[str, dict[str, Any]] = {}
+        if current and ref is not None:
+            previous = await self.s.store.get_state(ref.fingerprint)
+            listed = dict((previous or {}).get("items") or {})
+        for i in items:
+            listed[app_key(i["alert"]["app"], i["alert"].get("app_namespace"))] = i
+        entries: list[tuple[Alert, Report | None]] = []
         buttons: dict[str, Buttons] = {}
-        for alert, report in entries:
-            assert report is not None
-            buttons[alert.app] = await self._buttons(app_key(alert.app, alert.app_namespace), alert.app,
-                                                     alert.app_namespace, alert, report)  # fmt: skip
-        assert self.s.settings.slack_channel is not None
+        for key, i in sorted(listed.items()):
+            alert, report = Alert(**i["alert"]), report_from_dict(i["report"])
+            entries.append((alert, report))
+            buttons[alert.app] = await self._buttons(key, alert.app, alert.app_namespace, alert, report)
+        message = digest_message(entries, buttons)
+        channel = self.s.settings.slack_channel
+        assert channel is not None
         try:
-            await self.s.poster.post(self.s.settings.slack_channel, digest_message(entries, buttons))
+            if current and ref is not None:
+                await self.s.poster.update(ref.channel, ref.ts, message)
+                channel, ts = ref.channel, ref.ts
+            else:
+                channel, ts = await self.s.poster.post(channel, message)
         except SlackUnavailable:
             for i in items:  # put them back: a digest is never dropped
                 await self.s.store.add_to_digest(app_key(i["alert"]["app"], i["alert"].get("app_namespace")), i)
             raise
+        state = await self.s.store.put_state("digest", {"items": listed}, 2 * self.s.settings.digest_window_s)
+        started = ref.updated if current and ref is not None else now
+        await self.s.store.save_thread(
+            ThreadRef(app=DIGEST_KEY, channel=channel, ts=ts, fingerprint=state, status="drift", updated=started),
+            DIGEST_KEY,
+        )
         return len(items)
 
 

@@ -82,7 +82,8 @@ def print_channel(slack: FakeSlack, channel: str, out: TextIO) -> None:
         out.write("┗" + "━" * 60 + "\n")
 
 
-async def run(examples: Path, out: TextIO = sys.stdout) -> int:
+async def run(examples: Path, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
     folders = sorted(p for p in examples.iterdir() if (p / "case.json").exists())
     signing_secret = secrets.token_hex(16)
     with FakeSlack() as slack, FakeArgoCD() as argocd, FakeKubernetes() as kube, tempfile.TemporaryDirectory() as tmp:
@@ -98,7 +99,7 @@ async def run(examples: Path, out: TextIO = sys.stdout) -> int:
             slack_channel=CHANNEL, slack_api_url=slack.url, argocd_url=argocd.url,
             argocd_token=SecretStr(argocd.token), webhook_token=SecretStr(webhook_token),
             kubeconfig=str(kube.write_kubeconfig(Path(tmp) / "kubeconfig", context="demo")),
-            cluster_contexts={"https://kubernetes.default.svc": "demo"}, workers=2,
+            cluster_contexts={"https://kubernetes.default.svc": "demo"}, workers=2, slack_channel_interval_s=0.2,
         )  # fmt: skip
         services = build_services(settings)
         port = _free_port()

@@ -1,0 +1,463 @@
+"""The bot end to end: real HTTP (uvicorn), real Redis, Bolt, the worker; fake Slack, Argo CD and cluster servers.
+
+Covers the flow of DESIGN.md section 4 and issue 4's list: webhook in -> one parent and thread replies;
+duplicates dropped; the same app re-uses its thread (across a restart too) and turns green when Synced;
+forged or expired Slack signatures, wrong webhook tokens, malformed and oversized bodies rejected with nothing
+enqueued; Slack 429 retried, Slack down -> pending then delivered, a worker that died mid-job -> delivered once by
+another; every slash command and button; the digest; health, readiness and metrics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import socket
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from pydantic import SecretStr
+
+from bot.app import Runtime, build_app, build_services
+from bot.config import Settings
+from bot.devtools.demo import webhook_body
+from bot.services import Services
+from tests.conftest import CASEBOOK
+from tests.fakes.argocd import FakeArgoCD, app_from_case
+from tests.fakes.kube import FakeKubernetes, context_from_case
+from tests.fakes.slack import FakeSlack, block_action_body, signed_headers, slash_command_body
+
+CHANNEL = "C0ALERTS"
+pytestmark = pytest.mark.skipif(not (CASEBOOK / "cases").is_dir(), reason="../shared/casebook is not present")
+
+
+@pytest.fixture(scope="module")
+def slack() -> Iterator[FakeSlack]:
+    with FakeSlack() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def argocd() -> Iterator[FakeArgoCD]:
+    with FakeArgoCD() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def kube() -> Iterator[FakeKubernetes]:
+    with FakeKubernetes() as fake:
+        yield fake
+
+
+@pytest.fixture
+def settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_url: str, tmp_path: Path,
+             monkeypatch: pytest.MonkeyPatch) -> Settings:  # fmt: skip
+    for var in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET"):
+        monkeypatch.delenv(var, raising=False)  # Bolt's environment fallbacks must not leak in
+    argocd.reset()
+    kube.reset()
+    slack.up()
+    slack.calls.clear()
+    with contextlib.suppress(AttributeError):
+        slack._messages.clear()  # the fake is shared by the module; each test starts with an empty workspace
+    return Settings(
+        slack_bot_token=SecretStr(slack.token), slack_signing_secret=SecretStr(secrets.token_hex(16)),
+        slack_channel=CHANNEL, slack_api_url=slack.url, argocd_url=argocd.url, argocd_token=SecretStr(argocd.token),
+        argocd_retries=1, webhook_token=SecretStr(secrets.token_urlsafe(16)), redis_url=redis_url,
+        kubeconfig=str(kube.write_kubeconfig(tmp_path / "kubeconfig", context="fake")),
+        cluster_contexts={"https://kubernetes.default.svc": "fake"}, workers=1, analysis_attempts=2,
+        slack_channel_interval_s=0.02,
+    )  # fmt: skip
+
+
+def serve(argocd: FakeArgoCD, kube: FakeKubernetes, case: str, **kw: Any) -> dict[str, Any]:
+    folder = CASEBOOK / "cases" / case
+    app, resources, renders = app_from_case(folder, **kw)
+    argocd.add_app(app, resources, renders)
+    kube.add(*context_from_case(folder))
+    return app
+
+
+@dataclass
+class Bot:
+    url: str
+    http: httpx.AsyncClient
+    services: Services
+    settings: Settings
+
+    async def webhook(self, body: Any, *, token: str | None = None, raw: bytes | None = None) -> httpx.Response:
+        secret = token if token is not None else self.settings.webhook_token.get_secret_value()  # type: ignore[union-attr]
+        headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
+        return await self.http.post("/webhooks/argocd", content=raw if raw is not None else json.dumps(body),
+                                    headers=headers)  # fmt: skip
+
+    async def slack_post(self, body: bytes, *, timestamp: int | None = None, secret: str | None = None
+                         ) -> httpx.Response:  # fmt: skip
+        key = secret or self.settings.slack_signing_secret.get_secret_value()  # type: ignore[union-attr]
+        return await self.http.post(
+            "/slack/events", content=body, headers=signed_headers(key, body, timestamp=timestamp)
+        )
+
+    async def settle(self, timeout: float = 15.0) -> None:
+        q = self.services.queue
+        await until(lambda: _idle(q), timeout)
+
+
+async def _idle(q: Any) -> bool:
+    return bool(await q.depth() == 0 and await q.pending() == 0)
+
+
+async def until(check: Callable[[], Awaitable[bool] | bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = check()
+        if await result if isinstance(result, Awaitable) else result:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.asynccontextmanager
+async def running(settings: Settings, *, workers: int = 1, claim_idle_ms: int = 300) -> AsyncIterator[Bot]:
+    services = build_services(settings)
+    app = build_app(services, runtime=Runtime(services, workers=workers, claim_idle_ms=claim_idle_ms, tick_s=0.2))
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
+            yield Bot(f"http://127.0.0.1:{port}", http, services, settings)
+    finally:
+        server.should_exit = True
+        await task
+
+
+def top(slack: FakeSlack) -> list[dict[str, Any]]:
+    return slack.messages(CHANNEL)
+
+
+# --- webhook -> thread ---------------------------------------------------------------------------------
+
+
+def test_webhook_posts_one_parent_and_thread_replies_and_drops_duplicates(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    app = serve(argocd, kube, "hpa-replicas-csa")
+    body = webhook_body(app)
+
+    async def scenario() -> None:
+        async with running(settings) as bot:
+            r = await bot.webhook(body)
+            assert r.status_code == 202 and r.json()["status"] == "queued"
+            assert (await bot.webhook(body)).json() == {"status": "duplicate"}  # Argo CD's retry
+            await bot.settle()
+            metrics = (await bot.http.get("/metrics")).text
+            assert 'argo_why_webhooks_total{outcome="duplicate"} 1.0' in metrics
+            assert "argo_why_queue_depth 0.0" in metrics
+
+    asyncio.run(scenario())
+    [parent] = top(slack)
+    assert "/spec/replicas" in json.dumps(parent["blocks"]) and "HorizontalPodAutoscaler" in json.dumps(
+        parent["blocks"]
+    )
+    actions = [e["action_id"] for b in parent["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert actions == ["show_diff", "mute", "recheck"]
+    replies = slack.thread(CHANNEL, parent["ts"])
+    assert replies and "autoscaler" in json.dumps(replies[0]["blocks"]) and "jsonPointers" in json.dumps(replies)
+    assert all(c.method != "chat.postMessage" or c.params.get("text") for c in slack.calls)  # a text fallback
+
+
+def test_same_app_reuses_its_thread_turns_green_and_survives_a_restart(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    app = serve(argocd, kube, "manual-kubectl-edit-image")
+    first = webhook_body(app)
+    again = json.loads(json.dumps(first))
+    again["operationState"]["finishedAt"] = "2026-11-30T08:00:00Z"  # the next sync did not settle it either
+    synced = json.loads(json.dumps(first))
+    synced["sync"]["status"] = "Synced"
+    later = json.loads(json.dumps(first))
+    later["operationState"]["finishedAt"] = "2026-11-30T09:00:00Z"
+
+    async def scenario() -> None:
+        async with running(settings) as bot:
+            await bot.webhook(first)
+            await bot.settle()
+        async with running(settings) as bot:  # a restart: the thread map is in Redis
+            await bot.webhook(again)
+            await bot.settle()
+            assert "2 syncs did not settle it" in json.dumps(top(slack)[0]["blocks"])
+            await bot.webhook(synced)
+            await bot.settle()
+            assert "large_green_circle" in json.dumps(top(slack)[0]["blocks"])
+            await bot.webhook(later)  # a new episode re-uses the thread
+            await bot.settle()
+
+    asyncio.run(scenario())
+    [parent] = top(slack)
+    assert parent["updated"] == 3
+    assert "large_green_circle" not in json.dumps(parent["blocks"])
+    whys = [m for m in slack.thread(CHANNEL, parent["ts"]) if "manual-edit" in json.dumps(m["blocks"])]
+    assert len(whys) == 2  # the first episode's explanation, and the new episode's
+
+
+# --- rejected input --------------------------------------------------------------------------------------
+
+
+def test_bad_webhooks_are_rejected_and_nothing_is_enqueued(settings: Settings, slack: FakeSlack) -> None:
+    async def scenario() -> None:
+        async with running(settings, workers=0) as bot:
+            good = {"app": {"name": "shop"}, "sync": {"status": "OutOfSync"}}
+            assert (await bot.webhook(good, token="wrong")).status_code == 401
+            r = await bot.http.post("/webhooks/argocd", json=good)  # no Authorization at all
+            assert r.status_code == 401
+            r = await bot.webhook(None, raw=b"{not json")
+            assert r.status_code == 400 and r.json()["error"] == "body is not valid JSON"
+            r = await bot.webhook({"app": {"name": "Bad_Name"}, "sync": {"status": "OutOfSync"}})
+            assert r.status_code == 400 and r.json()["error"].startswith("app.name")
+            r = await bot.webhook({"app": {"name": "shop"}})
+            assert r.status_code == 400 and "sync" in r.json()["error"]
+            r = await bot.webhook(None, raw=b'{"pad": "' + b"x" * (1024 * 1024) + b'"}')
+            assert r.status_code == 413
+            extra = {**good, "unknown": {"nested": True}, "operationState": None}
+            assert (await bot.webhook(extra)).status_code == 202  # extra fields tolerated, null state allowed
+            assert await bot.services.queue.depth() == 1
+
+    asyncio.run(scenario())
+
+
+def test_forged_and_expired_slack_signatures_are_401(settings: Settings, slack: FakeSlack) -> None:
+    async def scenario() -> None:
+        async with running(settings, workers=0) as bot:
+            body = slash_command_body("/argo", "help", response_url=slack)
+            assert (await bot.slack_post(body, secret="forged")).status_code == 401
+            assert (await bot.slack_post(body, timestamp=int(time.time()) - 600)).status_code == 401
+            ok = await bot.slack_post(body)
+            assert ok.status_code == 200 and "/argo why" in ok.text
+
+    asyncio.run(scenario())
+
+
+def test_store_outage_answers_503_so_argocd_retries(settings: Settings) -> None:
+    settings.redis_url = "redis://127.0.0.1:9/0"
+
+    async def scenario() -> None:
+        async with running(settings, workers=0) as bot:
+            r = await bot.webhook({"app": {"name": "shop"}, "sync": {"status": "OutOfSync"}})
+            assert r.status_code == 503
+            ready = await bot.http.get("/readyz")
+            assert ready.status_code == 503 and ready.json()["checks"]["store"] != "ok"
+
+    asyncio.run(scenario())
+
+
+# --- Slack failures ---------------------------------------------------------------------------------------
+
+
+def test_slack_429_is_retried_and_delivered(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
+                                            kube: FakeKubernetes) -> None:  # fmt: skip
+    app = serve(argocd, kube, "hpa-replicas-ssa")
+    slack.fail_next("chat.postMessage", status=429, retry_after=1)
+
+    async def scenario() -> None:
+        async with running(settings) as bot:
+            await bot.webhook(webhook_body(app))
+            await bot.settle()
+            assert "argo_why_slack_ratelimited_total 1.0" in (await bot.http.get("/metrics")).text
+
+    asyncio.run(scenario())
+    assert len(top(slack)) == 1
+
+
+def test_slack_down_leaves_the_job_pending_until_slack_is_back(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    app = serve(argocd, kube, "hpa-replicas-ssa")
+
+    async def scenario() -> None:
+        async with running(settings) as bot:
+            slack.down()
+            await bot.webhook(webhook_body(app))
+            await until(lambda: _pending(bot), 15)
+            assert top(slack) == []
+            slack.up()
+            await bot.settle(20)
+
+    asyncio.run(scenario())
+    assert len(top(slack)) == 1
+
+
+async def _pending(bot: Bot) -> bool:
+    return bool(await bot.services.queue.pending() == 1)
+
+
+def test_a_job_taken_by_a_worker_that_died_is_delivered_once_by_another(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    app = serve(argocd, kube, "hpa-replicas-csa")
+
+    async def scenario() -> None:
+        async with running(settings, workers=0) as bot:
+            await bot.webhook(webhook_body(app))
+            taken = await bot.services.queue.read("replica-that-dies", count=1, block_ms=100)
+            assert len(taken) == 1  # read, never acknowledged: the replica died mid-job
+        async with running(settings, workers=2, claim_idle_ms=200) as bot:
+            await bot.settle(20)
+
+    asyncio.run(scenario())
+    assert len(top(slack)) == 1
+
+
+def test_analysis_failure_is_said_in_the_thread_and_dead_lettered(settings: Settings, slack: FakeSlack) -> None:
+    async def scenario() -> None:
+        async with running(settings) as bot:
+            body = {"app": {"name": "does-not-exist"}, "sync": {"status": "OutOfSync"}}
+            await bot.webhook(body)
+            await bot.settle()
+            assert "argo_why_dead_letters_total 1.0" in (await bot.http.get("/metrics")).text
+
+    asyncio.run(scenario())
+    [msg] = top(slack)
+    assert "does-not-exist" in msg["text"] and "no application" in json.dumps(msg)
+
+
+# --- slash commands and buttons -----------------------------------------------------------------------------
+
+
+def test_slash_commands(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+    app = serve(argocd, kube, "hpa-replicas-csa")
+    name = app["metadata"]["name"]
+
+    async def scenario() -> None:
+        async with running(settings) as bot:
+            r = await bot.slack_post(slash_command_body("/argo", "help", response_url=slack))
+            assert r.status_code == 200 and "/argo mute" in r.text
+            r = await bot.slack_post(slash_command_body("/argo", "why Not_An_App", response_url=slack))
+            assert "needs an Application name" in r.text and await bot.services.queue.depth() == 0
+            r = await bot.slack_post(slash_command_body("/argo", "frobnicate x", response_url=slack))
+            assert "not a command" in r.text
+            r = await bot.slack_post(slash_command_body("/argo", f"why {name}", channel_id="C0TEAM",
+                                                        response_url=slack))  # fmt: skip
+            assert r.status_code == 200 and "Looking into" in r.text
+            await bot.settle()
+            r = await bot.slack_post(slash_command_body("/argo", f"diff {name}", channel_id="C0TEAM",
+                                                        response_url=slack))  # fmt: skip
+            await bot.settle()
+            r = await bot.slack_post(slash_command_body("/argo", "why no-such-app", channel_id="C0TEAM",
+                                                        user_id="U0BOB", response_url=slack))  # fmt: skip
+            await bot.settle()
+            r = await bot.slack_post(slash_command_body("/argo", f"mute {name} forever", response_url=slack))
+            assert "duration" in r.text
+            r = await bot.slack_post(slash_command_body("/argo", f"mute {name} 2h", user_id="U0ALICE",
+                                                        response_url=slack))  # fmt: skip
+            assert r.status_code == 200
+            await bot.webhook(webhook_body(app))  # muted: no alert
+            await bot.settle()
+
+    asyncio.run(scenario())
+    team = slack.messages("C0TEAM")
+    assert len(team) == 2 and "/spec/replicas" in json.dumps(team[0]["blocks"]) and "Diff of" in team[1]["text"]
+    assert slack.thread("C0TEAM", team[0]["ts"])  # the explanation in the thread
+    [eph] = [c for c in slack.calls if c.method == "chat.postEphemeral"]
+    assert eph.params["user"] == "U0BOB" and "no-such-app" in json.dumps(eph.params)
+    muted = [c for c in slack.calls if c.method == "response_url"]
+    assert (
+        muted
+        and "muted alerts" in json.dumps(muted[-1].params)
+        and muted[-1].params.get("response_type") == "in_channel"
+    )
+    assert top(slack) == []
+
+
+def test_buttons_show_diff_recheck_and_mute(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
+                                           kube: FakeKubernetes) -> None:  # fmt: skip
+    app = serve(argocd, kube, "multi-resource-three-causes")
+
+    def click(action: str, parent: dict[str, Any], user: str = "U0ALICE", action_ts: str | None = None) -> bytes:
+        value = next(e["value"] for b in parent["blocks"] if b["type"] == "actions" for e in b["elements"]
+                     if e["action_id"] == action)  # fmt: skip
+        return block_action_body(action, value, user_id=user, channel_id=CHANNEL, message_ts=parent["ts"],
+                                 action_ts=action_ts, response_url=slack)  # fmt: skip
+
+    async def scenario() -> None:
+        async with running(settings) as bot:
+            await bot.webhook(webhook_body(app))
+            await bot.settle()
+            parent = top(slack)[0]
+            replies = len(slack.thread(CHANNEL, parent["ts"]))
+            body = click("show_diff", parent, action_ts="1764500000.1")
+            assert (await bot.slack_post(body)).status_code == 200
+            assert (await bot.slack_post(body)).status_code == 200  # a double click is handled once
+            await bot.settle()
+            assert len(slack.thread(CHANNEL, parent["ts"])) == replies + 1
+            assert (await bot.slack_post(click("recheck", parent))).status_code == 200
+            await bot.settle()
+            assert top(slack)[0]["updated"] >= 1
+            assert (await bot.slack_post(click("mute", parent))).status_code == 200
+            await bot.settle()
+            note = slack.thread(CHANNEL, parent["ts"])[-1]
+            assert "muted alerts" in note["text"] and "24h" in note["text"]
+            key = f"{app['metadata']['namespace']}/{app['metadata']['name']}"
+            assert await bot.services.store.mute_until(key, time.time())
+
+    asyncio.run(scenario())
+
+
+def test_a_burst_of_drifting_apps_becomes_one_digest(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
+                                                     kube: FakeKubernetes) -> None:  # fmt: skip
+    settings.digest_threshold = 2
+    cases = ["hpa-replicas-csa", "hpa-replicas-ssa", "manual-kubectl-edit-image", "kubectl-rollout-restart",
+             "flux-kustomize-image"]  # fmt: skip
+    apps = [serve(argocd, kube, c) for c in cases]
+
+    async def scenario() -> None:
+        async with running(settings) as bot:
+            for app in apps:
+                await bot.webhook(webhook_body(app))
+            await bot.settle()
+            await until(lambda: len(top(slack)) == 3 and all(n in json.dumps(top(slack)[2]) for n in names), 10)
+
+    names = [a["metadata"]["name"] for a in apps[2:]]
+    asyncio.run(scenario())
+    individual, digest = top(slack)[:2], top(slack)[2]
+    assert all("actions" in json.dumps(m["blocks"]) for m in individual)
+    assert "3 apps went OutOfSync" in digest["text"]
+    assert len(top(slack)) == 3  # one digest message, updated as the burst went on
+
+
+def test_health_readiness_and_metrics(settings: Settings, slack: FakeSlack) -> None:
+    async def scenario() -> None:
+        async with running(settings, workers=0) as bot:
+            assert (await bot.http.get("/healthz")).json() == {"status": "ok"}
+            ready = await bot.http.get("/readyz")
+            assert ready.status_code == 200 and ready.json()["checks"] == {"store": "ok", "slack": "ok"}
+            metrics = await bot.http.get("/metrics")
+            assert metrics.status_code == 200 and "argo_why_queue_pending" in metrics.text
+
+    asyncio.run(scenario())
+
+
+def test_readiness_fails_when_slack_auth_fails(settings: Settings, slack: FakeSlack) -> None:
+    settings.slack_bot_token = SecretStr("xoxb-revoked")
+
+    async def scenario() -> None:
+        async with running(settings, workers=0) as bot:
+            ready = await bot.http.get("/readyz")
+            assert ready.status_code == 503 and ready.json()["checks"]["slack"] != "ok"
+
+    asyncio.run(scenario())
