@@ -24,7 +24,10 @@ test: $(STAMP)
 	$(BIN)/pytest
 
 bench: $(STAMP)
+	@scripts/ensure-tools.sh redis-server
 	$(BIN)/python bench/analysis.py --resources 2000
+	$(BIN)/python bench/why.py --resources 500
+	$(BIN)/python bench/intake.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
