@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,37 @@ def need(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is not present (the shared/ folder sits beside the checkout in CI)")
     return path
+
+
+@pytest.fixture(scope="module")
+def argocd() -> Iterator[Any]:
+    """A fake Argo CD API server shared by a test module (``reset()`` it per test)."""
+    from tests.fakes.argocd import FakeArgoCD
+
+    with FakeArgoCD() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def kube() -> Iterator[Any]:
+    """A fake Kubernetes API server shared by a test module (``reset()`` it per test)."""
+    from tests.fakes.kube import FakeKubernetes
+
+    with FakeKubernetes() as fake:
+        yield fake
+
+
+def serve_case(argocd: Any, kube: Any, case: str, **kw: Any) -> dict[str, Any]:
+    """Serve a casebook scenario as an Application (and its context on the fake cluster); the Application."""
+    from tests.fakes.argocd import app_from_case
+    from tests.fakes.kube import context_from_case
+
+    folder = need(CASEBOOK / "cases" / case)
+    app, resources, renders = app_from_case(folder, **kw)
+    argocd.add_app(app, resources, renders)
+    kube.add(*context_from_case(folder))
+    app_obj: dict[str, Any] = app
+    return app_obj
 
 
 def deployment(name: str = "web", namespace: str = "shop", **spec: Any) -> dict[str, Any]:

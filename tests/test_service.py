@@ -29,9 +29,9 @@ from bot.app import Runtime, build_app, build_services
 from bot.config import Settings
 from bot.devtools.demo import webhook_body
 from bot.services import Services
-from tests.conftest import CASEBOOK
-from tests.fakes.argocd import FakeArgoCD, app_from_case
-from tests.fakes.kube import FakeKubernetes, context_from_case
+from tests.conftest import CASEBOOK, serve_case
+from tests.fakes.argocd import FakeArgoCD
+from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack, block_action_body, signed_headers, slash_command_body
 
 CHANNEL = "C0ALERTS"
@@ -41,18 +41,6 @@ pytestmark = pytest.mark.skipif(not (CASEBOOK / "cases").is_dir(), reason="../sh
 @pytest.fixture(scope="module")
 def slack() -> Iterator[FakeSlack]:
     with FakeSlack() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
-def argocd() -> Iterator[FakeArgoCD]:
-    with FakeArgoCD() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
-def kube() -> Iterator[FakeKubernetes]:
-    with FakeKubernetes() as fake:
         yield fake
 
 
@@ -75,14 +63,6 @@ def settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_u
         cluster_contexts={"https://kubernetes.default.svc": "fake"}, workers=1, analysis_attempts=2,
         slack_channel_interval_s=0.02,
     )  # fmt: skip
-
-
-def serve(argocd: FakeArgoCD, kube: FakeKubernetes, case: str, **kw: Any) -> dict[str, Any]:
-    folder = CASEBOOK / "cases" / case
-    app, resources, renders = app_from_case(folder, **kw)
-    argocd.add_app(app, resources, renders)
-    kube.add(*context_from_case(folder))
-    return app
 
 
 @dataclass
@@ -157,7 +137,7 @@ def top(slack: FakeSlack) -> list[dict[str, Any]]:
 def test_webhook_posts_one_parent_and_thread_replies_and_drops_duplicates(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
-    app = serve(argocd, kube, "hpa-replicas-csa")
+    app = serve_case(argocd, kube, "hpa-replicas-csa")
     body = webhook_body(app)
 
     async def scenario() -> None:
@@ -185,7 +165,7 @@ def test_webhook_posts_one_parent_and_thread_replies_and_drops_duplicates(
 def test_same_app_reuses_its_thread_turns_green_and_survives_a_restart(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
-    app = serve(argocd, kube, "manual-kubectl-edit-image")
+    app = serve_case(argocd, kube, "manual-kubectl-edit-image")
     first = webhook_body(app)
     again = json.loads(json.dumps(first))
     again["operationState"]["finishedAt"] = "2026-11-30T08:00:00Z"  # the next sync did not settle it either
@@ -271,7 +251,7 @@ def test_store_outage_answers_503_so_argocd_retries(settings: Settings) -> None:
 
 def test_slack_429_is_retried_and_delivered(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
                                             kube: FakeKubernetes) -> None:  # fmt: skip
-    app = serve(argocd, kube, "hpa-replicas-ssa")
+    app = serve_case(argocd, kube, "hpa-replicas-ssa")
     slack.fail_next("chat.postMessage", status=429, retry_after=1)
 
     async def scenario() -> None:
@@ -287,7 +267,7 @@ def test_slack_429_is_retried_and_delivered(settings: Settings, slack: FakeSlack
 def test_slack_down_leaves_the_job_pending_until_slack_is_back(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
-    app = serve(argocd, kube, "hpa-replicas-ssa")
+    app = serve_case(argocd, kube, "hpa-replicas-ssa")
 
     async def scenario() -> None:
         async with running(settings) as bot:
@@ -309,7 +289,7 @@ async def _pending(bot: Bot) -> bool:
 def test_a_job_taken_by_a_worker_that_died_is_delivered_once_by_another(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
-    app = serve(argocd, kube, "hpa-replicas-csa")
+    app = serve_case(argocd, kube, "hpa-replicas-csa")
 
     async def scenario() -> None:
         async with running(settings, workers=0) as bot:
@@ -340,7 +320,7 @@ def test_analysis_failure_is_said_in_the_thread_and_dead_lettered(settings: Sett
 
 
 def test_slash_commands(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
-    app = serve(argocd, kube, "hpa-replicas-csa")
+    app = serve_case(argocd, kube, "hpa-replicas-csa")
     name = app["metadata"]["name"]
 
     async def scenario() -> None:
@@ -386,7 +366,7 @@ def test_slash_commands(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD
 
 def test_buttons_show_diff_recheck_and_mute(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
                                            kube: FakeKubernetes) -> None:  # fmt: skip
-    app = serve(argocd, kube, "multi-resource-three-causes")
+    app = serve_case(argocd, kube, "multi-resource-three-causes")
 
     def click(action: str, parent: dict[str, Any], user: str = "U0ALICE", action_ts: str | None = None) -> bytes:
         value = next(e["value"] for b in parent["blocks"] if b["type"] == "actions" for e in b["elements"]
@@ -423,7 +403,7 @@ def test_a_burst_of_drifting_apps_becomes_one_digest(settings: Settings, slack: 
     settings.digest_threshold = 2
     cases = ["hpa-replicas-csa", "hpa-replicas-ssa", "manual-kubectl-edit-image", "kubectl-rollout-restart",
              "flux-kustomize-image"]  # fmt: skip
-    apps = [serve(argocd, kube, c) for c in cases]
+    apps = [serve_case(argocd, kube, c) for c in cases]
 
     async def scenario() -> None:
         async with running(settings) as bot:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,23 +19,11 @@ from bot.config import Settings
 from bot.model import Report
 from bot.sources.argocd import ArgoCDClient, ArgoCDError
 from bot.why import investigate
-from tests.conftest import CASEBOOK
+from tests.conftest import CASEBOOK, serve_case
 from tests.fakes.argocd import FakeArgoCD, app_from_case
 from tests.fakes.kube import FakeKubernetes, context_from_case
 
 CASES = sorted(p.name for p in (CASEBOOK / "cases").iterdir()) if (CASEBOOK / "cases").is_dir() else []
-
-
-@pytest.fixture(scope="module")
-def argocd() -> Iterator[FakeArgoCD]:
-    with FakeArgoCD() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
-def kube() -> Iterator[FakeKubernetes]:
-    with FakeKubernetes() as fake:
-        yield fake
 
 
 @pytest.fixture
@@ -88,25 +75,22 @@ def test_why_reaches_the_same_verdicts_as_explain(
     assert all(c.method == "GET" for c in argocd.calls) and all(c.method == "GET" for c in kube.calls)
 
 
-def _serve(argocd: FakeArgoCD, case: str = "hpa-replicas-csa", **kw: Any) -> str:
-    folder = CASEBOOK / "cases" / case
-    if not folder.exists():
-        pytest.skip("casebook not present")
-    app, resources, renders = app_from_case(folder, **kw)
-    argocd.add_app(app, resources, renders)
-    return str(app["metadata"]["name"])
+def _serve(argocd: FakeArgoCD, kube: FakeKubernetes, case: str = "hpa-replicas-csa", **kw: Any) -> str:
+    return str(serve_case(argocd, kube, case, **kw)["metadata"]["name"])
 
 
-def test_calls_do_not_grow_with_in_sync_resources(settings: Settings, argocd: FakeArgoCD) -> None:
-    name = _serve(argocd)
+def test_calls_do_not_grow_with_in_sync_resources(settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+    name = _serve(argocd, kube)
     why(settings, name, cluster=False)
     # application, managed-resources, two uncached renders
     assert [c.path.rsplit("/", 1)[-1] for c in argocd.calls].count("manifests") == 2
     assert len(argocd.calls) == 4
 
 
-def test_self_heal_against_an_autoscaler_is_a_write_loop_said_first(settings: Settings, argocd: FakeArgoCD) -> None:
-    name = _serve(argocd, self_heal=True)
+def test_self_heal_against_an_autoscaler_is_a_write_loop_said_first(
+    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    name = _serve(argocd, kube, self_heal=True)
     report = why(settings, name, cluster=False)
     assert report.warnings and "Write loop" in report.warnings[0]
     assert report.application is not None and report.application["self_heal"] is True
@@ -119,21 +103,21 @@ def test_wrong_token_is_explained(settings: Settings) -> None:
         why(settings, "anything", cluster=False)
 
 
-def test_unknown_app_suggests_close_names(settings: Settings, argocd: FakeArgoCD) -> None:
-    _serve(argocd)
+def test_unknown_app_suggests_close_names(settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+    _serve(argocd, kube)
     with pytest.raises(ArgoCDError, match="no application shop-frontnd.*did you mean shop-frontend"):
         why(settings, "shop-frontnd", cluster=False)
 
 
-def test_denied_app_prints_the_rbac_line(settings: Settings, argocd: FakeArgoCD) -> None:
-    name = _serve(argocd)
+def test_denied_app_prints_the_rbac_line(settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+    name = _serve(argocd, kube)
     argocd.deny(name)
     with pytest.raises(ArgoCDError, match=r"p, argo-why, applications, get, \*/" + name):
         why(settings, name, cluster=False)
 
 
-def test_transient_failures_are_retried(settings: Settings, argocd: FakeArgoCD) -> None:
-    name = _serve(argocd)
+def test_transient_failures_are_retried(settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+    name = _serve(argocd, kube)
     argocd.fail_next(1, status=503)
     argocd.fail_next(1, status=429, retry_after=0)
     argocd.drop_next(1)
@@ -149,14 +133,8 @@ def test_unreachable_argocd_names_the_url(settings: Settings) -> None:
 
 def test_without_cluster_access_confidence_is_lowered(settings: Settings, argocd: FakeArgoCD,
                                                       kube: FakeKubernetes) -> None:  # fmt: skip
-    folder = CASEBOOK / "cases" / "kyverno-label-webhook"
-    if not folder.exists():
-        pytest.skip("casebook not present")
-    app, resources, renders = app_from_case(folder)
-    argocd.add_app(app, resources, renders)
-    kube.add(*context_from_case(folder))
-    with_cluster = why(settings, "invoice-api" if app["metadata"]["name"] == "invoice-api" else
-                       app["metadata"]["name"])  # fmt: skip
+    app = serve_case(argocd, kube, "kyverno-label-webhook")
+    with_cluster = why(settings, app["metadata"]["name"])
     without = why(settings, app["metadata"]["name"], cluster=False)
     [a], [b] = with_cluster.findings, without.findings
     assert a.confidence == "confirmed" and a.writer.object is not None
@@ -166,11 +144,13 @@ def test_without_cluster_access_confidence_is_lowered(settings: Settings, argocd
     assert any("MutatingWebhookConfigurations" in n and "not allowed" in n for n in forbidden.notes)
 
 
-def test_cli_why_exit_codes(settings: Settings, argocd: FakeArgoCD, monkeypatch: pytest.MonkeyPatch,
-                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_cli_why_exit_codes(
+    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
     from bot.cli import main
 
-    name = _serve(argocd)
+    name = _serve(argocd, kube)
     monkeypatch.setenv("ARGOCD_URL", argocd.url)
     monkeypatch.setenv("ARGOCD_TOKEN", argocd.token)
     assert main(["why", name, "--no-cluster", "--format", "json"]) == 1

@@ -179,17 +179,13 @@ class ArgoCDClient:
             self.calls += 1
             try:
                 resp = await self._http.get(path, params=params)
-            except httpx.TimeoutException as e:
+            except httpx.TransportError as e:  # timeouts included
                 if attempt < self.retries:
                     await asyncio.sleep(delay)
                     delay *= 2
                     continue
-                raise ArgoCDError(f"Argo CD at {self.base_url} did not answer in time ({type(e).__name__})") from e
-            except httpx.TransportError as e:
-                if attempt < self.retries:
-                    await asyncio.sleep(delay)
-                    delay *= 2
-                    continue
+                if isinstance(e, httpx.TimeoutException):
+                    raise ArgoCDError(f"Argo CD at {self.base_url} did not answer in time ({type(e).__name__})") from e
                 raise ArgoCDError(f"cannot reach Argo CD at {self.base_url}: {_reason(e)}") from e
             if resp.status_code in _RETRY_STATUSES and attempt < self.retries:
                 await asyncio.sleep(_retry_after(resp, delay))

@@ -16,53 +16,11 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler, AsyncServerErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.devtools.fake_slack import (
-    APP_ID,
-    BOT_ID,
-    BOT_NAME,
-    BOT_USER_ID,
-    MAX_BLOCKS,
-    RESPONSE_URL,
-    RESPONSE_URL_LIMIT,
-    TEAM,
-    TEAM_ID,
-    TEAM_URL,
-    UPLOAD,
-    FakeSlack,
-    SlackCall,
-    Upload,
-    block_action_body,
-    event_body,
-    signed_headers,
-    slash_command_body,
-    url_verification_body,
-)
+from bot.devtools import fake_slack
+from bot.devtools.fake_slack import *  # noqa: F403
+from bot.devtools.fake_slack import FakeSlack, signed_headers
 
-__all__ = [
-    "APP_ID",
-    "BOT_ID",
-    "BOT_NAME",
-    "BOT_USER_ID",
-    "MAX_BLOCKS",
-    "RESPONSE_URL",
-    "RESPONSE_URL_LIMIT",
-    "TEAM",
-    "TEAM_ID",
-    "TEAM_URL",
-    "UPLOAD",
-    "FakeSlack",
-    "SlackCall",
-    "Upload",
-    "block_action_body",
-    "bolt_app",
-    "clear_slack_env",
-    "event_body",
-    "signed_headers",
-    "signed_request",
-    "slash_command_body",
-    "url_verification_body",
-    "web_client",
-]
+__all__ = [*fake_slack.__all__, "bolt_app", "clear_slack_env", "signed_request", "web_client"]
 
 
 def clear_slack_env(monkeypatch: pytest.MonkeyPatch) -> None:
