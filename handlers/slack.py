@@ -89,7 +89,9 @@ def register(app: AsyncApp, services: Services) -> None:
             return
         await ack(text=wording.WORKING.format(app=_app_key(ns, name)))
 
-    async def _button(ack: AsyncAck, body: dict[str, Any], action_id: str) -> dict[str, Any] | None:
+    async def _button(
+        ack: AsyncAck, body: dict[str, Any], action_id: str, respond: AsyncRespond
+    ) -> dict[str, Any] | None:
         """Ack, drop double clicks, and return the job fields every button job needs."""
         await ack()
         action = (body.get("actions") or [{}])[0]
@@ -97,7 +99,11 @@ def register(app: AsyncApp, services: Services) -> None:
         container = body.get("container") or {}
         services.metrics.commands.labels(name=action_id).inc()
         key = f"action:{action.get('action_ts')}:{user}:{action_id}"
-        if not await services.store.first_seen(key, ACTION_DEDUPE_S):
+        try:
+            if not await services.store.first_seen(key, ACTION_DEDUPE_S):
+                return None
+        except StoreUnavailable:
+            await respond(text=wording.STORE_DOWN, response_type="ephemeral", replace_original=False)
             return None
         message = body.get("message") or {}
         return {
@@ -107,29 +113,39 @@ def register(app: AsyncApp, services: Services) -> None:
             "user": user,
         }
 
+    async def _enqueue(job: dict[str, Any], respond: AsyncRespond) -> None:
+        try:
+            await services.queue.enqueue(job)
+        except StoreUnavailable:
+            await respond(text=wording.STORE_DOWN, response_type="ephemeral", replace_original=False)
+
     @app.action("show_diff")
-    async def show_diff(ack: AsyncAck, body: dict[str, Any]) -> None:
-        job = await _button(ack, body, "show_diff")
+    async def show_diff(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
+        job = await _button(ack, body, "show_diff", respond)
         if job:
-            await services.queue.enqueue({"type": "show_diff", **job})
+            await _enqueue({"type": "show_diff", **job}, respond)
 
     @app.action("recheck")
-    async def recheck(ack: AsyncAck, body: dict[str, Any]) -> None:
-        job = await _button(ack, body, "recheck")
+    async def recheck(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
+        job = await _button(ack, body, "recheck", respond)
         if job:
-            await services.queue.enqueue({"type": "recheck", **job})
+            await _enqueue({"type": "recheck", **job}, respond)
 
     @app.action("mute")
     async def mute(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
-        job = await _button(ack, body, "mute")
+        job = await _button(ack, body, "mute", respond)
         if not job:
             return
-        state = await services.store.get_state(job["state"])
-        if state is None:
-            await respond(text=wording.STATE_EXPIRED, response_type="ephemeral", replace_original=False)
+        try:
+            state = await services.store.get_state(job["state"])
+            if state is None:
+                await respond(text=wording.STATE_EXPIRED, response_type="ephemeral", replace_original=False)
+                return
+            app_key = str(state["app_key"])
+            await services.store.set_mute(app_key, time.time() + 24 * 3600, job["user"])
+        except StoreUnavailable:
+            await respond(text=wording.STORE_DOWN, response_type="ephemeral", replace_original=False)
             return
-        app_key = str(state["app_key"])
-        await services.store.set_mute(app_key, time.time() + 24 * 3600, job["user"])
-        await services.queue.enqueue({"type": "note", "channel": job["channel"], "thread_ts": job["thread_ts"],
-                                      "text": wording.MUTED.format(user=job["user"], app=app_key,
-                                                                   duration="24h")})  # fmt: skip
+        note = wording.MUTED.format(user=job["user"], app=app_key, duration="24h")
+        await _enqueue({"type": "note", "channel": job["channel"], "thread_ts": job["thread_ts"], "text": note},
+                       respond)  # fmt: skip
