@@ -251,3 +251,23 @@ def test_keda_scaled_object_is_preferred_over_its_hpa() -> None:
     }
     [f] = explain([d], [live], [hpa, so]).findings
     assert f.writer.object is not None and f.writer.object.kind == "ScaledObject"
+
+
+def test_synthetic_managers_are_unknown_writers() -> None:
+    d = deployment()
+    live = live_of(d, entry("before-first-apply", {"f:spec": {"f:replicas": {}}}))
+    live["spec"]["replicas"] = 5
+    [f] = explain([d], [live]).findings
+    assert (f.cause, f.writer.manager, f.fix.rule) == ("unknown", "before-first-apply", None)
+
+
+def test_label_tracking_names_another_application() -> None:
+    d = deployment()
+    del d["metadata"]["annotations"]
+    d["metadata"]["labels"]["app.kubernetes.io/instance"] = "shop"
+    live = live_of(d)
+    live["metadata"]["labels"]["app.kubernetes.io/instance"] = "shop-copy"
+    report = explain([d], [live], app="shop")
+    [f] = report.findings
+    assert f.pointer == "/metadata/labels/app.kubernetes.io~1instance" and f.cause == "shared-resource"
+    assert f.fix.action == "resolve-ownership" and f.fix.rule is None

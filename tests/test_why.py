@@ -161,3 +161,32 @@ def test_cli_why_exit_codes(
     assert "rejected the token" in capsys.readouterr().err
     monkeypatch.delenv("ARGOCD_URL")
     assert main(["why", name]) == 2
+
+
+def test_missing_managed_fields_are_read_fresh_through_the_resource_call(
+    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    folder = CASEBOOK / "cases" / "hpa-replicas-csa"
+    if not folder.exists():
+        pytest.skip("casebook not present")
+    app, resources, renders = app_from_case(folder)
+    argocd.add_app(app, resources, renders)
+    argocd.drop_cached_managed_fields(app["metadata"]["name"])
+    report = why(settings, app["metadata"]["name"], cluster=False)
+    assert any(c.path.endswith("/resource") for c in argocd.calls)
+    [f] = report.findings
+    assert f.writer.manager == "kube-controller-manager" and f.writer.subresource == "scale"
+
+
+def test_a_remote_destination_without_a_kube_context_is_noted(
+    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    folder = CASEBOOK / "cases" / "hpa-replicas-csa"
+    if not folder.exists():
+        pytest.skip("casebook not present")
+    app, resources, renders = app_from_case(folder)
+    app["spec"]["destination"] = {"server": "https://prod-eu.example.com", "namespace": "shop"}
+    argocd.add_app(app, resources, renders)
+    report = why(settings, app["metadata"]["name"])
+    assert any("prod-eu.example.com has no kube context" in n for n in report.notes)
+    assert not kube.calls

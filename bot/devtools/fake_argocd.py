@@ -609,6 +609,16 @@ class FakeArgoCD(LocalServer):
             entry.app["metadata"].setdefault("resourceVersion", str(self._resource_version))
             self._apps[(entry.namespace, entry.name)] = entry
 
+    def drop_cached_managed_fields(self, app_name: str, app_namespace: str = "argocd") -> None:
+        """``managed-resources`` serves ``liveState`` without managedFields from now on (a cache that lost them);
+        ``/resource`` still reads the full live object, as Argo CD's does from the cluster."""
+        with self._lock:
+            for diff in self._apps[(app_namespace, app_name)].resources:
+                live = _loads_state(diff.get("liveState"))
+                if live is not None:
+                    live.get("metadata", {}).pop("managedFields", None)
+                    diff["liveState"] = _state(live)
+
     def deny(self, app_name: str) -> None:
         """Every call about ``app_name`` answers 403 ``permission denied``; lists leave it out (RBAC-filtered)."""
         with self._lock:
