@@ -1,11 +1,11 @@
 """The ``argo-why`` command line (``python -m bot`` is the same).
 
 Subcommands: ``explain`` (files in, report out), ``why`` (the same against a live
-Argo CD, read-only), ``blame`` (who owns every line) and ``demo`` (the bundled
-examples). Exit status: 0 no drift, 1 drift
-explained, 2 bad input (one line on stderr naming the file and document), 3
-upstream or internal error. No traceback reaches the user unless
-``ARGO_WHY_DEBUG=1`` is set.
+Argo CD, read-only), ``blame`` (who owns every line), ``serve`` (the Slack bot) and
+``demo`` (the whole bot offline, on the bundled examples). Exit status: 0 no drift,
+1 drift explained, 2 bad input or configuration (one line on stderr naming the
+file and document, or the variable), 3 upstream or internal error. No traceback
+reaches the user unless ``ARGO_WHY_DEBUG=1`` is set.
 """
 
 from __future__ import annotations
@@ -74,8 +74,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         )
     report = explain(desired, live, context, app=args.app, desired_again=again)
     sys.stdout.write(render(report, args.format))
-    for note in report.notes:
-        if args.format == "json":
+    if args.format != "text":  # the text report prints its notes itself
+        for note in report.notes:
             print(f"argo-why: note: {note}", file=sys.stderr)
     return EXIT_DRIFT if report.findings else EXIT_CLEAN
 

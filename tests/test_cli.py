@@ -147,3 +147,16 @@ def test_secret_case_text_output_never_shows_values(capsys: pytest.CaptureFixtur
         out = capsys.readouterr()
         assert code == 1
         assert not [s for s in forbidden if s in out.out or s in out.err]
+
+
+def test_serve_stops_with_one_line_naming_the_missing_or_malformed_variable() -> None:
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("SLACK_", "ARGOCD_", "WEBHOOK_"))}
+    proc = subprocess.run([sys.executable, "-m", "bot", "serve"], capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2 and proc.stderr.strip() == (
+        "argo-why: SLACK_BOT_TOKEN is not set: the bot token (xoxb-...) of the Slack app"
+    )
+    env.update(SLACK_BOT_TOKEN="xoxb-1", SLACK_CHANNEL="alerts")
+    proc = subprocess.run([sys.executable, "-m", "bot", "serve"], capture_output=True, text=True, timeout=60, env=env)
+    assert (
+        proc.returncode == 2 and proc.stderr.startswith("argo-why: SLACK_CHANNEL:") and "Traceback" not in proc.stderr
+    )
