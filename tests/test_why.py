@@ -19,7 +19,7 @@ from bot.config import Settings
 from bot.model import Report
 from bot.sources.argocd import ArgoCDClient, ArgoCDError
 from bot.why import investigate
-from tests.conftest import CASEBOOK, serve_case
+from tests.conftest import CASEBOOK, need, serve_case
 from tests.fakes.argocd import FakeArgoCD, app_from_case
 from tests.fakes.kube import FakeKubernetes, context_from_case
 
@@ -73,6 +73,11 @@ def test_why_reaches_the_same_verdicts_as_explain(
     assert report.application is not None and report.application["name"] == app_name
     assert not argocd.errors and not kube.errors
     assert all(c.method == "GET" for c in argocd.calls) and all(c.method == "GET" for c in kube.calls)
+
+
+def _case(name: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[list[dict[str, Any]]]]:
+    """A casebook scenario as Argo CD would report it, to adjust before serving."""
+    return app_from_case(need(CASEBOOK / "cases" / name))
 
 
 def _serve(argocd: FakeArgoCD, kube: FakeKubernetes, case: str = "hpa-replicas-csa", **kw: Any) -> str:
@@ -166,10 +171,7 @@ def test_cli_why_exit_codes(
 def test_missing_managed_fields_are_read_fresh_through_the_resource_call(
     settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
-    folder = CASEBOOK / "cases" / "hpa-replicas-csa"
-    if not folder.exists():
-        pytest.skip("casebook not present")
-    app, resources, renders = app_from_case(folder)
+    app, resources, renders = _case("hpa-replicas-csa")
     argocd.add_app(app, resources, renders)
     argocd.drop_cached_managed_fields(app["metadata"]["name"])
     report = why(settings, app["metadata"]["name"], cluster=False)
@@ -181,10 +183,7 @@ def test_missing_managed_fields_are_read_fresh_through_the_resource_call(
 def test_a_remote_destination_without_a_kube_context_is_noted(
     settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
-    folder = CASEBOOK / "cases" / "hpa-replicas-csa"
-    if not folder.exists():
-        pytest.skip("casebook not present")
-    app, resources, renders = app_from_case(folder)
+    app, resources, renders = _case("hpa-replicas-csa")
     app["spec"]["destination"] = {"server": "https://prod-eu.example.com", "namespace": "shop"}
     argocd.add_app(app, resources, renders)
     report = why(settings, app["metadata"]["name"])
