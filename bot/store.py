@@ -98,6 +98,8 @@ class ThreadRef:
     status: str  # "drift" | "synced" | "failed"
     unsettled_syncs: int = 1
     updated: float = 0.0
+    last_alert: str = ""
+    """Idempotency key of the last webhook counted, so that a redelivered job is not counted twice."""
 
 
 class Store(Protocol):

@@ -206,16 +206,18 @@ class Worker:
             alert = replace(alert, unsettled_syncs=1)
             ch, ts = await self.s.poster.post(channel, parent_message(report, alert, buttons))
             ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1,
-                            updated=time.time())  # fmt: skip
+                            updated=time.time(), last_alert=str(job.get("key") or ""))  # fmt: skip
             await self.s.store.save_thread(ref, key)  # before the replies: a retry re-uses this thread
             replies = True
         else:
             same_episode = ref.status == "drift"
-            unsettled = ref.unsettled_syncs + 1 if same_episode else 1
+            redelivered = bool(job.get("key")) and job.get("key") == ref.last_alert
+            unsettled = (ref.unsettled_syncs + (0 if redelivered else 1)) if same_episode else 1
             alert = replace(alert, unsettled_syncs=unsettled)
             await self.s.poster.update(ref.channel, ref.ts, parent_message(report, alert, buttons))
             replies = fp != ref.fingerprint or not same_episode
-            ref = replace(ref, status="drift", unsettled_syncs=unsettled, updated=time.time())
+            ref = replace(ref, status="drift", unsettled_syncs=unsettled, updated=time.time(),
+                          last_alert=str(job.get("key") or ""))  # fmt: skip
             await self.s.store.save_thread(ref, key)
         if replies:
             for m in thread_messages(report, alert):

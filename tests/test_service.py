@@ -196,6 +196,35 @@ def test_same_app_reuses_its_thread_turns_green_and_survives_a_restart(
     assert len(whys) == 2  # the first episode's explanation, and the new episode's
 
 
+def test_a_redelivered_alert_is_not_counted_twice(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    app = serve_case(argocd, kube, "hpa-replicas-ssa")
+    first = webhook_body(app)
+    second = json.loads(json.dumps(first))
+    second["operationState"]["finishedAt"] = "2026-11-30T08:00:00Z"
+
+    async def scenario() -> None:
+        async with running(settings) as bot:
+            await bot.webhook(first)
+            await bot.settle()
+            await bot.webhook(second)
+            await bot.settle()
+            job = {"type": "webhook", "body": second, "received": time.time(), "key": _key(second)}
+            await bot.services.queue.enqueue(job)  # the same job again, as after a crash before its ack
+            await bot.settle()
+
+    asyncio.run(scenario())
+    [parent] = top(slack)
+    assert "2 syncs did not settle it" in json.dumps(parent["blocks"])
+
+
+def _key(body: dict[str, Any]) -> str:
+    from handlers.webhook import WebhookBody
+
+    return WebhookBody.model_validate(body).idempotency_key()
+
+
 # --- rejected input --------------------------------------------------------------------------------------
 
 
