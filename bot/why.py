@@ -26,7 +26,7 @@ from bot import wording
 from bot.analysis import explain
 from bot.analysis.canonical import deep_equal
 from bot.analysis.diff import diff_objects
-from bot.analysis.engine import resource_ref
+from bot.analysis.engine import ObjKey, object_key, ref_key, resource_ref
 from bot.analysis.pointer import covers
 from bot.config import Settings
 from bot.model import Finding, Report
@@ -182,8 +182,8 @@ def _synced_same_revision(app: dict[str, Any]) -> bool:
     return bool(applied) and op.get("phase") == "Succeeded" and applied == (status.get("sync") or {}).get("revision")
 
 
-def _argocd_reports(f: Finding, reported: dict[tuple[str, str, str, str], set[str] | None]) -> bool:
-    pointers = reported.get((f.resource.group, f.resource.kind, f.resource.namespace, f.resource.name))
+def _argocd_reports(f: Finding, reported: dict[ObjKey, set[str] | None]) -> bool:
+    pointers = reported.get(ref_key(f.resource))
     if pointers is None:
         return True
     return any(covers(p, f.pointer) or covers(f.pointer, p) for p in pointers)
@@ -233,12 +233,12 @@ async def _second_render(
     except ArgoCDError as e:
         notes.append(f"could not render the revision again ({e}); nondeterministic charts are not detected")
         return []
-    applied = {_key(o): o for o in desired}
+    applied = {object_key(o): o for o in desired}
     by_name = {(k[0], k[1], k[3]): k for k in applied}
-    chosen: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    chosen: dict[ObjKey, dict[str, Any]] = {}
     for render in renders:
         for obj in render:
-            key = _key(obj)
+            key = object_key(obj)
             if key not in applied and not key[2] and (key[0], key[1], key[3]) in by_name:
                 # a render leaves the namespace out where Argo CD fills in the destination's
                 key = by_name[(key[0], key[1], key[3])]
@@ -246,11 +246,6 @@ async def _second_render(
             if key not in chosen or not deep_equal(obj, applied.get(key)):
                 chosen[key] = obj
     return list(chosen.values())
-
-
-def _key(obj: dict[str, Any]) -> tuple[str, str, str, str]:
-    ref = resource_ref(obj)
-    return (ref.group, ref.kind, ref.namespace, ref.name)
 
 
 def _time(raw: Any) -> datetime | None:

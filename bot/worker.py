@@ -25,6 +25,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from bot import wording
 from bot.errors import ArgoWhyError
 from bot.model import Report, report_from_dict
 from bot.queue import Entry
@@ -263,8 +264,6 @@ class Worker:
         state = await self.s.store.get_state(job["state"])
         channel, thread_ts = job["channel"], job["thread_ts"] or None
         if state is None:
-            from bot import wording
-
             await self.s.poster.ephemeral(channel, job["user"], error_message(wording.STATE_EXPIRED))
             return
         alert = Alert(**state["alert"])
@@ -286,8 +285,6 @@ class Worker:
         for m in thread_messages(report, alert) if report.findings else []:
             await self.s.poster.post(channel, m, thread_ts=thread_ts)
         if not report.findings:
-            from bot import wording
-
             await self.s.poster.post(channel, Message(text=wording.SYNCED_NOW.format(app=alert.app), blocks=[]),
                                      thread_ts=thread_ts)  # fmt: skip
 

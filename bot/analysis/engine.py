@@ -43,8 +43,13 @@ def resource_ref(obj: dict[str, Any]) -> ResourceRef:
     )
 
 
-def _key(ref: ResourceRef) -> ObjKey:
+def ref_key(ref: ResourceRef) -> ObjKey:
+    """How objects are matched: API group, kind, namespace and name (never the version)."""
     return (ref.group, ref.kind, ref.namespace, ref.name)
+
+
+def object_key(obj: dict[str, Any]) -> ObjKey:
+    return ref_key(resource_ref(obj))
 
 
 def infer_app(desired: Iterable[dict[str, Any]]) -> str | None:
@@ -119,16 +124,16 @@ def explain(
     live_by_name: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for obj in live:
         ref = resource_ref(obj)
-        live_by_key.setdefault(_key(ref), obj)
+        live_by_key.setdefault(ref_key(ref), obj)
         live_by_name.setdefault((ref.group, ref.kind, ref.name), []).append(obj)
-    again_by_key = {_key(resource_ref(o)): o for o in desired_again or ()}
+    again_by_key = {object_key(o): o for o in desired_again or ()}
     index = ContextIndex.build(context, live, desired)
     existing_rules = index.ignore_rules(app)
 
     for raw in desired:
         dobj = _normalize_desired(raw)
         ref = resource_ref(dobj)
-        lobj = live_by_key.get(_key(ref))
+        lobj = live_by_key.get(ref_key(ref))
         if lobj is None and not ref.namespace:
             # Argo CD fills in the destination namespace when the manifest leaves it out
             candidates = live_by_name.get((ref.group, ref.kind, ref.name), [])
@@ -145,7 +150,7 @@ def explain(
             report.notes.append(wording.NO_MANAGED_FIELDS.format(label=ref.label))
         if not deltas:
             continue
-        again = again_by_key.get(_key(resource_ref(dobj)))
+        again = again_by_key.get(object_key(dobj))
         inputs = ObjectInputs(
             ref,
             dobj,
