@@ -47,12 +47,14 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import yaml
+
+from bot.devtools.serving import BackgroundServer, QuietHTTPServer
 
 Obj = dict[str, Any]
 Key = tuple[str, str, str, str]  # (group, kind, namespace, name), "" for core group / cluster scope
@@ -139,15 +141,6 @@ class _Failure:
     message: str | None
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True  # a client that keeps a connection open must not block stop()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # Clients hanging up and our own dropped connections are expected here; bugs in the fakes are reported as
-        # 500 answers and in LocalServer.errors instead of tracebacks on stderr.
-        pass
-
-
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.1 keep-alive like the real servers, so the clients' connection pools are exercised too.
     protocol_version = "HTTP/1.1"
@@ -194,7 +187,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # keep pytest output clean; every request is in owner.calls
 
 
-class LocalServer:
+class LocalServer(BackgroundServer):
     """A ThreadingHTTPServer on a free 127.0.0.1 port, in a daemon thread, with request recording and failure
     injection. Subclasses implement ``handle`` and ``failure``."""
 
@@ -205,29 +198,10 @@ class LocalServer:
         self._lock = threading.RLock()
         self._failures: list[_Failure] = []
         self._drops = 0
-        self._stopped = False
         handler = type(f"{name}Handler", (_Handler,), {"owner": self})
-        self._httpd = _HTTPServer(("127.0.0.1", 0), handler)
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name=name, daemon=True
-        )
-        self._thread.start()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        httpd = QuietHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        self._serve(httpd, name)
 
     def fail_next(self, n: int, status: int = 503, retry_after: int | None = None, message: str | None = None) -> None:
         """The next ``n`` requests (any path, before authentication, like a proxy or an overloaded server) answer

@@ -55,12 +55,13 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, NamedTuple, Self, cast
+from http.server import BaseHTTPRequestHandler
+from typing import Any, NamedTuple, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from slack_sdk.signature import SignatureVerifier
+
+from bot.devtools.serving import BackgroundServer, QuietHTTPServer
 
 __all__ = [
     "APP_ID",
@@ -198,18 +199,10 @@ def _json_field(value: Any, error: str) -> Any:
     return value
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True  # an idle keep-alive connection must not keep the process (or stop()) waiting
-    request_queue_size = 128  # the default backlog of 5 drops SYNs when a client opens a burst of connections
-
+class _HTTPServer(QuietHTTPServer):
     def __init__(self, address: tuple[str, int], fake: FakeSlack) -> None:
         self.fake = fake
         super().__init__(address, _Handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # Clients hanging up mid-request are expected; bugs in the fake itself are answered with a 500 and kept in
-        # FakeSlack.errors instead of tracebacks on stderr.
-        pass
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -247,7 +240,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # keep test and demo output clean; every request is in FakeSlack.calls
 
 
-class FakeSlack:
+class FakeSlack(BackgroundServer):
     """The fake Slack Web API server; starts on construction, stops with ``stop()`` or at the end of a ``with``.
 
     ``url`` is the base URL for ``AsyncWebClient(base_url=...)``, ``token`` the only bot token it accepts. All
@@ -275,7 +268,6 @@ class FakeSlack:
         self._response_posts: dict[str, int] = {}
         self._last_ts_us = 0
         self._counter = 0
-        self._stopped = False
         self._methods: dict[str, Callable[[JSON], JSON]] = {
             "auth.test": self._auth_test,
             "chat.postMessage": self._post_message,
@@ -288,33 +280,10 @@ class FakeSlack:
             "files.getUploadURLExternal": self._get_upload_url,
             "files.completeUploadExternal": self._complete_upload,
         }
-        self._httpd = _HTTPServer((host, port), self)
-        self.root = f"http://{host}:{self._httpd.server_address[1]}/"
+        httpd = _HTTPServer((host, port), self)
+        self.root = f"http://{host}:{httpd.server_address[1]}/"
         self.url = f"{self.root}api/"
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="FakeSlack", daemon=True
-        )
-        self._thread.start()
-
-    # -- lifecycle --------------------------------------------------------------------------------------------------
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        """Stop serving and free the port; idempotent."""
-        with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        self._serve(httpd, "FakeSlack")
 
     # -- configuration ----------------------------------------------------------------------------------------------
 
