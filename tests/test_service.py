@@ -127,6 +127,11 @@ async def running(settings: Settings, *, workers: int = 1, claim_idle_ms: int = 
         await task
 
 
+def after_sync(body: dict[str, Any], finished_at: str) -> dict[str, Any]:
+    """The alert Argo CD sends when a later sync (finished at ``finished_at``) did not settle the app either."""
+    return {**body, "operationState": {**body["operationState"], "finishedAt": finished_at}}
+
+
 def top(slack: FakeSlack) -> list[dict[str, Any]]:
     return slack.messages(CHANNEL)
 
@@ -167,12 +172,9 @@ def test_same_app_reuses_its_thread_turns_green_and_survives_a_restart(
 ) -> None:
     app = serve_case(argocd, kube, "manual-kubectl-edit-image")
     first = webhook_body(app)
-    again = json.loads(json.dumps(first))
-    again["operationState"]["finishedAt"] = "2026-11-30T08:00:00Z"  # the next sync did not settle it either
-    synced = json.loads(json.dumps(first))
-    synced["sync"]["status"] = "Synced"
-    later = json.loads(json.dumps(first))
-    later["operationState"]["finishedAt"] = "2026-11-30T09:00:00Z"
+    again = after_sync(first, "2026-11-30T08:00:00Z")  # the next sync did not settle it either
+    synced = {**first, "sync": {**first["sync"], "status": "Synced"}}
+    later = after_sync(first, "2026-11-30T09:00:00Z")
 
     async def scenario() -> None:
         async with running(settings) as bot:
@@ -201,8 +203,7 @@ def test_a_redelivered_alert_is_not_counted_twice(
 ) -> None:
     app = serve_case(argocd, kube, "hpa-replicas-ssa")
     first = webhook_body(app)
-    second = json.loads(json.dumps(first))
-    second["operationState"]["finishedAt"] = "2026-11-30T08:00:00Z"
+    second = after_sync(first, "2026-11-30T08:00:00Z")
 
     async def scenario() -> None:
         async with running(settings) as bot:
