@@ -66,8 +66,15 @@ def jq_paths(expr: str, obj: Any) -> list[Path]:
 def _key_expr(path: Sequence[str]) -> str:
     out = ""
     for k in path:
-        out += "." + k if _IDENT.match(k) else (f"[{json.dumps(k)}]" if out else f".[{json.dumps(k)}]")
+        out = _then_key(out, k)
     return out
+
+
+def _then_key(expr: str, key: str) -> str:
+    """``expr`` followed by map key ``key``: ``.name``, or ``["a/b"]`` (``.["a/b"]`` at the start of a stage)."""
+    if _IDENT.match(key):
+        return f"{expr}.{key}"
+    return f"{expr}[{json.dumps(key)}]" if expr else f".[{json.dumps(key)}]"
 
 
 def _condition(fields: Sequence[tuple[tuple[str, ...], Any, Any]]) -> str:
@@ -136,7 +143,7 @@ def _build_rule_path(
     cur = ""
     for pos, tok in enumerate(path):
         if not isinstance(tok, int):
-            cur += "." + tok if _IDENT.match(tok) else (f"[{json.dumps(tok)}]" if cur else f".[{json.dumps(tok)}]")
+            cur = _then_key(cur, tok)
             continue
         siblings = resolve(live, path[:pos])
         if not isinstance(siblings, list) or not 0 <= tok < len(siblings):
