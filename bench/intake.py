@@ -75,11 +75,11 @@ def serve_intake(port: int, redis_url: str, token: str) -> None:
     from pydantic import SecretStr
 
     from bot.app import Runtime, build_app, build_services
-    from bot.config import Settings
+    from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 
-    settings = Settings(slack_bot_token=SecretStr("xoxb-bench"), slack_channel="C0BENCH",
-                        webhook_token=SecretStr(token), redis_url=redis_url, argocd_url="http://127.0.0.1:9",
-                        argocd_token=SecretStr("x"))  # fmt: skip
+    settings = Settings(slack=SlackSettings(bot_token=SecretStr("xoxb-bench"), channel="C0BENCH"),
+                        runtime=RuntimeSettings(webhook_token=SecretStr(token)), redis=RedisSettings(url=redis_url),
+                        argocd=ArgoCDSettings(url="http://127.0.0.1:9", token=SecretStr("x")))  # fmt: skip
     services = build_services(settings)
     app = build_app(services, runtime=Runtime(services, workers=0, tick_s=3600))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
@@ -170,7 +170,7 @@ async def end_to_end(alerts: int) -> list[float]:
 
     from bench.analysis import generate
     from bot.app import Runtime, build_app, build_services
-    from bot.config import Settings
+    from bot.config import ArgoCDSettings, RuntimeSettings, Settings, SlackSettings
     from bot.devtools.demo import webhook_body
     from bot.devtools.fake_argocd import FakeArgoCD, build_application, resource_diff
     from bot.devtools.fake_kube import FakeKubernetes
@@ -190,11 +190,13 @@ async def end_to_end(alerts: int) -> list[float]:
             argocd.add_app(app, resources, [desired])
             apps.append(app)
         settings = Settings(
-            slack_bot_token=SecretStr(slack.token), slack_signing_secret=SecretStr("s"), slack_channel="C0BENCH",
-            slack_api_url=slack.url, argocd_url=argocd.url, argocd_token=SecretStr(argocd.token),
-            webhook_token=SecretStr(token), kubeconfig=str(kube.write_kubeconfig(Path(tmp) / "kc", context="b")),
-            cluster_contexts={"https://kubernetes.default.svc": "b"}, workers=1,
-            digest_threshold=10_000,  # one alert at a time is measured: no burst, no digest
+            slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr("s"), channel="C0BENCH",
+                                api_url=slack.url),
+            argocd=ArgoCDSettings(url=argocd.url, token=SecretStr(argocd.token),
+                                  kubeconfig=str(kube.write_kubeconfig(Path(tmp) / "kc", context="b")),
+                                  cluster_contexts={"https://kubernetes.default.svc": "b"}),
+            # one alert at a time is measured: no burst, no digest
+            runtime=RuntimeSettings(webhook_token=SecretStr(token), workers=1, digest_threshold=10_000),
         )  # fmt: skip
         services = build_services(settings)
         port = free_port()
@@ -221,7 +223,7 @@ async def end_to_end(alerts: int) -> list[float]:
                     await asyncio.sleep(0.01)
                 # the next alert arrives after a quiet second, as separate alerts do: Slack's one message per
                 # second and channel (the poster's spacing) is not what this measures
-                await asyncio.sleep(settings.slack_channel_interval_s)
+                await asyncio.sleep(settings.slack.channel_interval_s)
         server.should_exit = True
         await task
     return latencies

@@ -28,10 +28,10 @@ from pydantic import SecretStr
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.analysis import generate
-from bot.config import Settings
+from bot.config import ArgoCDSettings
 from bot.devtools.fake_argocd import FakeArgoCD, build_application, resource_diff
 from bot.devtools.fake_kube import FakeKubernetes
-from bot.sources.argocd import ArgoCDClient
+from bot.services import argocd_factory, clusters
 from bot.why import investigate
 
 GOAL_SECONDS = 1.0
@@ -54,10 +54,10 @@ def serve(argocd: FakeArgoCD, kube: FakeKubernetes, n: int, seed: int) -> tuple[
     return str(app["metadata"]["name"]), sum(injected.values())
 
 
-async def _once(settings: Settings, name: str) -> tuple[float, int]:
+async def _once(settings: ArgoCDSettings, name: str) -> tuple[float, int]:
     start = time.perf_counter()
-    async with ArgoCDClient(settings) as client:
-        report = await investigate(name, settings, argocd=client)
+    async with argocd_factory(settings)() as client:
+        report = await investigate(name, argocd=client, cluster=clusters(settings))
     return time.perf_counter() - start, len(report.findings)
 
 
@@ -65,8 +65,8 @@ def run(n: int, repeat: int, seed: int) -> dict[str, Any]:
     with FakeArgoCD() as argocd, FakeKubernetes() as kube, tempfile.TemporaryDirectory() as tmp:
         name, drifted = serve(argocd, kube, n, seed)
         kubeconfig = kube.write_kubeconfig(Path(tmp) / "kubeconfig", context="fake")
-        settings = Settings(argocd_url=argocd.url, argocd_token=SecretStr(argocd.token), kubeconfig=str(kubeconfig),
-                            cluster_contexts={"https://kubernetes.default.svc": "fake"})  # fmt: skip
+        settings = ArgoCDSettings(url=argocd.url, token=SecretStr(argocd.token), kubeconfig=str(kubeconfig),
+                                  cluster_contexts={"https://kubernetes.default.svc": "fake"})  # fmt: skip
         asyncio.run(_once(settings, name))  # warm-up: imports, caches, connections
         times, findings = [], 0
         argocd_calls = kube_calls = 0

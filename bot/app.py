@@ -27,12 +27,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.config import Settings
+from bot.config import Settings, required
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
-from bot.services import Services
+from bot.services import Services, argocd_factory, clusters
 from bot.slack.poster import SlackPoster, make_client
-from bot.sources.argocd import ArgoCDClient
 from bot.store import MemoryStore, RedisStore, Store, StoreUnavailable
 from bot.worker import Worker
 from handlers.slack import register
@@ -49,25 +48,24 @@ def build_services(settings: Settings, metrics: Metrics | None = None) -> Servic
     metrics = metrics or Metrics()
     store: Store
     queue: WorkQueue
-    if settings.redis_url:
-        store, queue = RedisStore.from_url(settings.redis_url), RedisQueue.from_url(settings.redis_url)
+    if settings.redis.url:
+        store, queue = RedisStore.from_url(settings.redis.url), RedisQueue.from_url(settings.redis.url)
     else:
         log.warning("REDIS_URL is not set: in-memory state, one replica only, alerts are not durable across restarts")
         store, queue = MemoryStore(), MemoryQueue()
-    assert settings.slack_bot_token is not None
-    client = make_client(settings.slack_bot_token.get_secret_value(), settings.slack_api_url, metrics)
-    poster = SlackPoster(client, metrics, per_channel_interval=settings.slack_channel_interval_s)
-    return Services(settings=settings, store=store, queue=queue, poster=poster,
-                    argocd=lambda: ArgoCDClient(settings), cluster=True, metrics=metrics)  # fmt: skip
+    slack = settings.slack
+    client = make_client(required(slack.bot_token, "SLACK_BOT_TOKEN").get_secret_value(), slack.api_url, metrics)
+    poster = SlackPoster(client, metrics, per_channel_interval=slack.channel_interval_s)
+    return Services(settings=settings, store=store, queue=queue, metrics=metrics, poster=poster,
+                    argocd=argocd_factory(settings.argocd), cluster=clusters(settings.argocd))  # fmt: skip
 
 
 def build_bolt(services: Services) -> AsyncApp:
-    s = services.settings
-    socket_mode = s.slack_app_token is not None
+    s = services.settings.slack
     bolt = AsyncApp(
         client=services.poster.client,
-        signing_secret=s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else None,
-        request_verification_enabled=not socket_mode,
+        signing_secret=s.signing_secret.get_secret_value() if s.signing_secret else None,
+        request_verification_enabled=not s.socket_mode,
         process_before_response=True,
     )
     register(bolt, services)
@@ -82,8 +80,8 @@ class Runtime:
     ) -> None:
         self.s = services
         self.replica = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        self.workers = [Worker(services, f"{self.replica}-{i}", claim_idle_ms=claim_idle_ms)
-                        for i in range(workers if workers is not None else services.settings.workers)]  # fmt: skip
+        count = workers if workers is not None else services.settings.runtime.workers
+        self.workers = [Worker(services, f"{self.replica}-{i}", claim_idle_ms=claim_idle_ms) for i in range(count)]
         self.stop = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
         self.leader = False
@@ -158,11 +156,11 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         socket_handler = None
         await runtime.start()
-        if services.settings.slack_app_token is not None:
+        if services.settings.slack.app_token is not None:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
             log.info("Socket Mode: one replica only (Slack sends each event to one random connection)")
-            socket_handler = AsyncSocketModeHandler(bolt, services.settings.slack_app_token.get_secret_value())
+            socket_handler = AsyncSocketModeHandler(bolt, services.settings.slack.app_token.get_secret_value())
             await socket_handler.connect_async()  # type: ignore[no-untyped-call]
         try:
             yield

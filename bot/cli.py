@@ -93,16 +93,16 @@ def cmd_why(args: argparse.Namespace) -> int:
     import asyncio
 
     from bot.config import load_settings
-    from bot.sources.argocd import ArgoCDClient
+    from bot.services import argocd_factory, clusters
     from bot.why import investigate
 
-    settings = load_settings()
-    settings.require("ARGOCD_URL", "ARGOCD_TOKEN")
+    cfg = load_settings().argocd
+    new_client = argocd_factory(cfg)
 
     async def run() -> Report:
-        async with ArgoCDClient(settings) as argocd:
-            return await investigate(args.app, settings, app_namespace=args.app_namespace, argocd=argocd,
-                                     cluster=not args.no_cluster)  # fmt: skip
+        async with new_client() as argocd:
+            return await investigate(args.app, app_namespace=args.app_namespace or cfg.app_namespace, argocd=argocd,
+                                     cluster=None if args.no_cluster else clusters(cfg))  # fmt: skip
 
     report = asyncio.run(run())
     sys.stdout.write(render(report, args.format))
@@ -118,13 +118,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from bot.config import load_settings
 
     settings = load_settings()
-    required = ["SLACK_BOT_TOKEN", "SLACK_CHANNEL", "ARGOCD_URL", "ARGOCD_TOKEN", "WEBHOOK_TOKEN"]
-    if settings.slack_app_token is None:
-        required.append("SLACK_SIGNING_SECRET")
-    settings.require(*required)
+    settings.check_serve()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     app = build_app(build_services(settings))
-    uvicorn.run(app, host="0.0.0.0", port=settings.port, log_level="info", access_log=False)
+    uvicorn.run(app, host="0.0.0.0", port=settings.runtime.port, log_level="info", access_log=False)
     return EXIT_CLEAN
 
 

@@ -1,16 +1,21 @@
 """The one settings object, read from the environment in one place and validated at start-up.
 
-A missing or malformed value stops the command with one line naming the
-variable (:class:`ConfigError`), never a traceback. Secrets are ``SecretStr``
-so that they never appear in a repr, a log line or an error message.
+:class:`Settings` groups the variables by the part of the bot they configure (``argocd``, ``slack``,
+``redis``, ``git``, ``runtime``); each group is read from the same flat environment variables that
+DESIGN.md section 4 lists (the names are the contract, the grouping is ours). The composition root
+hands each client the plain values of its group, so a client never sees the whole settings object.
+
+A missing or malformed value stops the command with one line naming the variable
+(:class:`ConfigError`), never a traceback. Secrets are ``SecretStr`` so that they never appear in a
+repr, a log line or an error message.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
@@ -23,7 +28,11 @@ _DESCRIPTIONS = {
     "WEBHOOK_TOKEN": "the shared secret Argo CD's notifications webhook sends as Authorization: Bearer ...",
     "ARGOCD_URL": "the Argo CD API server URL, e.g. https://argocd.example.com",
     "ARGOCD_TOKEN": "a read-only Argo CD API token (argocd account generate-token --account argo-why)",
+    "GIT_TOKEN": "a token that may push branches and open pull requests (GitHub) or merge requests (GitLab)",
+    "GIT_API_URL": "the Git host's API base URL, e.g. https://gitlab.example.com/api/v4",
 }
+
+T = TypeVar("T")
 
 
 class ConfigError(ArgoWhyError):
@@ -32,69 +41,47 @@ class ConfigError(ArgoWhyError):
     exit_code = 2
 
 
-class Settings(BaseSettings):
+def required(value: T | None, name: str) -> T:
+    """``value``, or :class:`ConfigError` naming the variable ``name`` (with a hint) when it is not set."""
+    if value is None or value == "":
+        hint = _DESCRIPTIONS.get(name, "")
+        raise ConfigError(f"{name} is not set" + (f": {hint}" if hint else ""))
+    return value
+
+
+def _url(v: str | None) -> str | None:
+    if v is None or v == "":
+        return None
+    if not v.startswith(("http://", "https://")):
+        raise ValueError("must start with http:// or https://")
+    return v.rstrip("/")
+
+
+class _Group(BaseSettings):
+    # Field names work too (populate_by_name), so tests and the demo build groups without the environment.
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, case_sensitive=True)
 
-    argocd_url: str | None = Field(None, validation_alias="ARGOCD_URL")
-    argocd_token: SecretStr | None = Field(None, validation_alias="ARGOCD_TOKEN")
-    argocd_ca_file: Path | None = Field(None, validation_alias="ARGOCD_CA_FILE")
-    argocd_insecure: bool = Field(False, validation_alias="ARGOCD_INSECURE")
-    argocd_timeout: float = Field(15.0, gt=0, validation_alias="ARGOCD_TIMEOUT")
-    argocd_retries: int = Field(3, ge=0, le=10, validation_alias="ARGOCD_RETRIES")
-    argocd_app_namespace: str | None = Field(None, validation_alias="ARGOCD_APP_NAMESPACE")
+
+class ArgoCDSettings(_Group):
+    """Argo CD (read-only) and the clusters of its destinations."""
+
+    url: str | None = Field(None, validation_alias="ARGOCD_URL")
+    token: SecretStr | None = Field(None, validation_alias="ARGOCD_TOKEN")
+    ca_file: Path | None = Field(None, validation_alias="ARGOCD_CA_FILE")
+    insecure: bool = Field(False, validation_alias="ARGOCD_INSECURE")
+    timeout: float = Field(15.0, gt=0, validation_alias="ARGOCD_TIMEOUT")
+    retries: int = Field(3, ge=0, le=10, validation_alias="ARGOCD_RETRIES")
+    app_namespace: str | None = Field(None, validation_alias="ARGOCD_APP_NAMESPACE")
     kubeconfig: str | None = Field(None, validation_alias="KUBECONFIG")
     cluster_contexts: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict, validation_alias="ARGOCD_CLUSTER_CONTEXTS"
     )
     """Destination cluster (server URL or name) -> kube context, ``server=context,name=context``."""
 
-    slack_bot_token: SecretStr | None = Field(None, validation_alias="SLACK_BOT_TOKEN")
-    slack_signing_secret: SecretStr | None = Field(None, validation_alias="SLACK_SIGNING_SECRET")
-    slack_app_token: SecretStr | None = Field(None, validation_alias="SLACK_APP_TOKEN")
-    slack_channel: str | None = Field(None, validation_alias="SLACK_CHANNEL")
-    slack_api_url: str | None = Field(None, validation_alias="SLACK_API_URL")
-    webhook_token: SecretStr | None = Field(None, validation_alias="WEBHOOK_TOKEN")
-    redis_url: str | None = Field(None, validation_alias="REDIS_URL")
-    git_provider: Literal["github", "gitlab"] | None = Field(None, validation_alias="GIT_PROVIDER")
-    git_token: SecretStr | None = Field(None, validation_alias="GIT_TOKEN")
-    git_api_url: str | None = Field(None, validation_alias="GIT_API_URL")
-    approvers: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias="APPROVERS")
-    approvals_required: Literal[1, 2] = Field(1, validation_alias="APPROVALS_REQUIRED")
-    port: int = Field(8080, ge=1, le=65535, validation_alias="PORT")
-    workers: int = Field(4, ge=1, le=64, validation_alias="WORKERS")
-    """Concurrent analyses per replica."""
-    analysis_attempts: int = Field(3, ge=1, le=10, validation_alias="ANALYSIS_ATTEMPTS")
-    slack_channel_interval_s: float = Field(1.0, ge=0, le=60, validation_alias="SLACK_CHANNEL_INTERVAL")
-    """Seconds between two messages to one channel (Slack allows about one per second per channel)."""
-    digest_threshold: int = Field(10, ge=1, validation_alias="DIGEST_THRESHOLD")
-    digest_window_s: int = Field(60, ge=5, validation_alias="DIGEST_WINDOW_SECONDS")
-
-    @field_validator("slack_channel")
+    @field_validator("url")
     @classmethod
-    def _channel(cls, v: str | None) -> str | None:
-        if v and v[:1] not in ("C", "G", "D"):
-            raise ValueError("must be a channel ID such as C0123456789, not a name")
-        return v or None
-
-    @field_validator("approvers", mode="before")
-    @classmethod
-    def _approvers(cls, v: object) -> object:
-        if isinstance(v, str):
-            ids = [p.strip() for p in v.replace(" ", ",").split(",") if p.strip()]
-            bad = [i for i in ids if i[:1] not in ("U", "W", "S")]
-            if bad:
-                raise ValueError(f"expected Slack user (U...) or user-group (S...) IDs, got {', '.join(bad)}")
-            return ids
-        return v
-
-    @field_validator("argocd_url", "slack_api_url", "git_api_url")
-    @classmethod
-    def _url(cls, v: str | None) -> str | None:
-        if v is None or v == "":
-            return None
-        if not v.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
-        return v.rstrip("/")
+    def _check_url(cls, v: str | None) -> str | None:
+        return _url(v)
 
     @field_validator("cluster_contexts", mode="before")
     @classmethod
@@ -109,13 +96,119 @@ class Settings(BaseSettings):
             return out
         return v
 
-    def require(self, *names: str) -> None:
-        """Stop with one line naming the first of ``names`` that is not set."""
-        for name in names:
-            field = next(f for f, info in type(self).model_fields.items() if info.validation_alias == name)
-            if getattr(self, field) in (None, ""):
-                hint = _DESCRIPTIONS.get(name, "")
-                raise ConfigError(f"{name} is not set" + (f": {hint}" if hint else ""))
+
+class SlackSettings(_Group):
+    """The Slack app: credentials, the alert channel, the Web API and its pace."""
+
+    bot_token: SecretStr | None = Field(None, validation_alias="SLACK_BOT_TOKEN")
+    signing_secret: SecretStr | None = Field(None, validation_alias="SLACK_SIGNING_SECRET")
+    app_token: SecretStr | None = Field(None, validation_alias="SLACK_APP_TOKEN")
+    channel: str | None = Field(None, validation_alias="SLACK_CHANNEL")
+    api_url: str | None = Field(None, validation_alias="SLACK_API_URL")
+    channel_interval_s: float = Field(1.0, ge=0, le=60, validation_alias="SLACK_CHANNEL_INTERVAL")
+    """Seconds between two messages to one channel (Slack allows about one per second per channel)."""
+
+    @field_validator("api_url")
+    @classmethod
+    def _check_url(cls, v: str | None) -> str | None:
+        return _url(v)
+
+    @field_validator("channel")
+    @classmethod
+    def _channel(cls, v: str | None) -> str | None:
+        if v and v[:1] not in ("C", "G", "D"):
+            raise ValueError("must be a channel ID such as C0123456789, not a name")
+        return v or None
+
+    @property
+    def socket_mode(self) -> bool:
+        return self.app_token is not None
+
+
+class RedisSettings(_Group):
+    """Shared state; unset = the in-memory store (one replica)."""
+
+    url: str | None = Field(None, validation_alias="REDIS_URL")
+
+
+class GitSettings(_Group):
+    """Pull requests: the Git host, its token, and who may approve a fix in Slack."""
+
+    provider: Literal["github", "gitlab"] | None = Field(None, validation_alias="GIT_PROVIDER")
+    token: SecretStr | None = Field(None, validation_alias="GIT_TOKEN")
+    api_url: str | None = Field(None, validation_alias="GIT_API_URL")
+    approvers: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias="APPROVERS")
+    approvals_required: Literal[1, 2] = Field(1, validation_alias="APPROVALS_REQUIRED")
+
+    @field_validator("api_url")
+    @classmethod
+    def _check_url(cls, v: str | None) -> str | None:
+        return _url(v)
+
+    @field_validator("provider", mode="before")
+    @classmethod
+    def _provider(cls, v: object) -> object:
+        return (v.strip().lower() or None) if isinstance(v, str) else v
+
+    @field_validator("approvals_required", mode="before")
+    @classmethod
+    def _approvals(cls, v: object) -> object:
+        # The environment gives strings; Literal[1, 2] only accepts the ints.
+        if isinstance(v, str):
+            v = v.strip()
+            if v not in ("1", "2"):
+                raise ValueError("must be 1 or 2")
+            return int(v)
+        return v
+
+    @field_validator("approvers", mode="before")
+    @classmethod
+    def _approvers(cls, v: object) -> object:
+        if isinstance(v, str):
+            ids = [p.strip() for p in v.replace(" ", ",").split(",") if p.strip()]
+            bad = [i for i in ids if i[:1] not in ("U", "W", "S")]
+            if bad:
+                raise ValueError(f"expected Slack user (U...) or user-group (S...) IDs, got {', '.join(bad)}")
+            return ids
+        return v
+
+
+class RuntimeSettings(_Group):
+    """This replica: HTTP port, webhook secret, workers, retries and the digest."""
+
+    port: int = Field(8080, ge=1, le=65535, validation_alias="PORT")
+    webhook_token: SecretStr | None = Field(None, validation_alias="WEBHOOK_TOKEN")
+    workers: int = Field(4, ge=1, le=64, validation_alias="WORKERS")
+    """Concurrent analyses per replica."""
+    analysis_attempts: int = Field(3, ge=1, le=10, validation_alias="ANALYSIS_ATTEMPTS")
+    digest_threshold: int = Field(10, ge=1, validation_alias="DIGEST_THRESHOLD")
+    digest_window_s: int = Field(60, ge=5, validation_alias="DIGEST_WINDOW_SECONDS")
+
+
+class Settings(BaseModel):
+    """Everything the bot is configured with, by group; built once at start-up and passed explicitly."""
+
+    model_config = ConfigDict(validate_assignment=True)
+
+    argocd: ArgoCDSettings = Field(default_factory=ArgoCDSettings)
+    slack: SlackSettings = Field(default_factory=SlackSettings)
+    redis: RedisSettings = Field(default_factory=RedisSettings)
+    git: GitSettings = Field(default_factory=GitSettings)
+    runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+
+    def check_serve(self) -> None:
+        """What ``argo-why serve`` cannot start without; :class:`ConfigError` naming the first one missing."""
+        required(self.slack.bot_token, "SLACK_BOT_TOKEN")
+        required(self.slack.channel, "SLACK_CHANNEL")
+        required(self.argocd.url, "ARGOCD_URL")
+        required(self.argocd.token, "ARGOCD_TOKEN")
+        required(self.runtime.webhook_token, "WEBHOOK_TOKEN")
+        if not self.slack.socket_mode:
+            required(self.slack.signing_secret, "SLACK_SIGNING_SECRET")
+        if self.git.provider is not None:
+            required(self.git.token, "GIT_TOKEN")
+            if self.git.provider == "gitlab":
+                required(self.git.api_url, "GIT_API_URL")
 
 
 def load_settings() -> Settings:
@@ -125,6 +218,6 @@ def load_settings() -> Settings:
     except ValidationError as e:
         err = e.errors()[0]
         loc = err.get("loc") or ("?",)
-        raise ConfigError(f"{loc[0]}: {err.get('msg', 'invalid value')}") from None
+        raise ConfigError(f"{loc[-1]}: {err.get('msg', 'invalid value')}") from None
     except SettingsError as e:
         raise ConfigError(str(e)) from None

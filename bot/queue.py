@@ -52,7 +52,7 @@ import redis.asyncio
 import redis.exceptions
 from redis.typing import EncodableT, FieldT
 
-from bot.store import RedisGuard, connect, text
+from bot.store import RedisGuard, connect, json_object, text
 
 log = logging.getLogger(__name__)
 
@@ -99,16 +99,6 @@ class WorkQueue(Protocol):
     async def pending(self) -> int: ...
 
     async def close(self) -> None: ...
-
-
-def _decode_job(raw: str | None) -> dict[str, Any] | None:
-    if raw is None:
-        return None
-    try:
-        job = json.loads(raw)
-    except ValueError:
-        return None
-    return job if isinstance(job, dict) else None
 
 
 # --- Redis ---------------------------------------------------------------------------------------------------
@@ -194,7 +184,7 @@ class RedisQueue:
                 continue  # deleted (trimmed) while pending: nothing left to deliver
             entry_id = text(mid)
             decoded = {text(k): text(v) for k, v in fields.items()}
-            job = _decode_job(decoded.get("job"))
+            job = json_object(decoded.get("job"))
             n = deliveries.get(entry_id, 1)
             if job is None:
                 # Handing it out would fail every worker forever; park it where a person can look at it.
@@ -277,7 +267,7 @@ class RedisQueue:
                 continue
             f = {text(k): text(v) for k, v in fields.items()}
             raw = f.get("job", "")
-            job = _decode_job(raw)
+            job = json_object(raw)
             out.append(
                 {
                     "id": f.get("id", ""),

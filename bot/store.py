@@ -46,7 +46,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Protocol
 
 import redis.asyncio
@@ -55,6 +55,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 
 from bot.errors import ArgoWhyError
+from bot.state import ThreadRef
 
 log = logging.getLogger(__name__)
 
@@ -85,21 +86,6 @@ class StoreUnavailable(ArgoWhyError):
         self.where = where
         self.op = op
         super().__init__(message)
-
-
-@dataclass
-class ThreadRef:
-    """Where the bot last talked about an app in Slack, and what it said there."""
-
-    app: str
-    channel: str
-    ts: str
-    fingerprint: str
-    status: str  # "drift" | "synced" | "failed"
-    unsettled_syncs: int = 1
-    updated: float = 0.0
-    last_alert: str = ""
-    """Idempotency key of the last webhook counted, so that a redelivered job is not counted twice."""
 
 
 class Store(Protocol):
@@ -219,18 +205,15 @@ def _new_state_id(kind: str) -> str:
 
 
 def _thread_from_json(raw: str, app_key: str) -> ThreadRef | None:
-    try:
-        data = json.loads(raw)
-        # Unknown fields are dropped so that a newer replica's extra field cannot break an older one mid-rollout.
-        known = {f.name for f in fields(ThreadRef)}
-        return ThreadRef(**{k: v for k, v in data.items() if k in known})
-    except (ValueError, TypeError, AttributeError):
-        # A thread map entry we cannot read only costs a new thread; it must not stop the alert.
+    data = json_object(raw)
+    if data is None:
         log.warning("unreadable thread map entry for %s; starting a new thread", app_key)
         return None
+    return ThreadRef.from_json_dict(data, app_key)
 
 
-def _dict_or_none(raw: str | bytes | None) -> dict[str, Any] | None:
+def json_object(raw: str | bytes | None) -> dict[str, Any] | None:
+    """``raw`` parsed as a JSON object; ``None`` when absent, unparsable or not an object."""
     if raw is None:
         return None
     try:
@@ -317,7 +300,7 @@ class RedisStore:
             return None
         with self._guard("get_state"):
             raw = await self._r.get(f"{self._p}state:{state_id}")
-        return _dict_or_none(raw)
+        return json_object(raw)
 
     async def set_mute(self, app_key: str, until: float, by: str) -> None:
         with self._guard("set_mute"):
@@ -329,7 +312,7 @@ class RedisStore:
     async def mute_until(self, app_key: str, now: float) -> float | None:
         with self._guard("mute_until"):
             raw = await self._r.get(f"{self._p}mute:{app_key}")
-        data = _dict_or_none(raw)
+        data = json_object(raw)
         if data is None or not isinstance(data.get("until"), int | float):
             return None
         until = float(data["until"])
@@ -367,7 +350,7 @@ class RedisStore:
                 pipe.delete(key)
                 raw, _ = await pipe.execute()
         items = sorted((text(k), v) for k, v in raw.items())
-        return [p for _, v in items if (p := _dict_or_none(v)) is not None]
+        return [p for _, v in items if (p := json_object(v)) is not None]
 
     async def acquire_lock(self, name: str, owner: str, ttl_s: int) -> bool:
         with self._guard("acquire_lock"):
@@ -458,7 +441,7 @@ class MemoryStore:
         hit = self._states.get(state_id)
         if hit is None or hit[1] <= self._clock():
             return None
-        return _dict_or_none(hit[0])
+        return json_object(hit[0])
 
     async def set_mute(self, app_key: str, until: float, by: str) -> None:
         self._mutes[app_key] = (until, by)
@@ -488,7 +471,7 @@ class MemoryStore:
         live = self._digest_expires > self._clock()
         items = sorted(self._digest.items()) if live else []
         self._digest = {}
-        return [p for _, v in items if (p := _dict_or_none(v)) is not None]
+        return [p for _, v in items if (p := json_object(v)) is not None]
 
     async def acquire_lock(self, name: str, owner: str, ttl_s: int) -> bool:
         now = self._clock()

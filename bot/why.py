@@ -28,10 +28,9 @@ from bot.analysis.canonical import deep_equal
 from bot.analysis.diff import diff_objects
 from bot.analysis.engine import ObjKey, object_key, ref_key, resource_ref
 from bot.analysis.pointer import covers
-from bot.config import Settings
 from bot.model import Finding, Report
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, ResourceDiff
-from bot.sources.cluster import ClusterSource
+from bot.sources.cluster import Clusters, ClusterSource
 
 _LOOP_CAUSES = frozenset({"autoscaler", "operator", "mutating-webhook", "other-gitops", "shared-resource"})
 
@@ -109,15 +108,17 @@ def loop_warnings(facts: dict[str, Any], findings: Sequence[Finding]) -> list[st
 
 async def investigate(
     name: str,
-    settings: Settings,
     *,
     app_namespace: str | None = None,
     argocd: ArgoCDClient,
-    cluster: ClusterSource | bool | None = True,
+    cluster: Clusters | ClusterSource | None,
     now: datetime | None = None,
 ) -> Report:
-    """The Report for one Application; ``cluster=False`` skips the cluster (evidence then noted as missing)."""
-    app_namespace = app_namespace or settings.argocd_app_namespace
+    """The Report for one Application.
+
+    ``cluster``: the clusters of Application destinations (the usual case), one given cluster, or ``None`` to
+    skip the cluster (the evidence it would give is then noted as missing).
+    """
     app_result, diffs_result = await asyncio.gather(
         argocd.application(name, app_namespace), argocd.managed_resources(name, app_namespace), return_exceptions=True
     )
@@ -161,7 +162,7 @@ async def investigate(
     context: list[dict[str, Any]] = [app] + [d.live for d in diffs if d.live is not None]
     again: list[dict[str, Any]] | None = None
     if desired:
-        context += await _cluster_context(settings, app, cluster, desired, app_ns, notes)
+        context += await _cluster_context(app, cluster, desired, app_ns, notes)
         again = await _second_render(argocd, name, facts.get("revision"), app_namespace, desired, notes)
     report = explain(
         desired, live, context, app=name, desired_again=again, synced_same_revision=_synced_same_revision(app)
@@ -190,19 +191,18 @@ def _argocd_reports(f: Finding, reported: dict[ObjKey, set[str] | None]) -> bool
 
 
 async def _cluster_context(
-    settings: Settings,
     app: dict[str, Any],
-    cluster: ClusterSource | bool | None,
+    cluster: Clusters | ClusterSource | None,
     desired: list[dict[str, Any]],
     app_ns: str | None,
     notes: list[str],
 ) -> list[dict[str, Any]]:
-    if cluster is False or cluster is None:
+    if cluster is None:
         notes.append(wording.NO_CLUSTER.format(reason="cluster access not requested"))
         return []
     source: ClusterSource | None
-    if cluster is True:
-        source, why_not = ClusterSource.for_destination(settings, (app.get("spec") or {}).get("destination") or {})
+    if isinstance(cluster, Clusters):
+        source, why_not = cluster.for_destination((app.get("spec") or {}).get("destination") or {})
         if source is None:
             notes.append(wording.NO_CLUSTER.format(reason=why_not))
             return []

@@ -23,11 +23,12 @@ import hashlib
 import logging
 import time
 from dataclasses import replace
-from typing import Any
 
 from bot import wording
+from bot.config import required
 from bot.errors import ArgoWhyError
-from bot.model import Report, report_from_dict
+from bot.jobs import ButtonJob, CommandJob, Job, JobRejected, NoteJob, WebhookJob, app_key, parse_job
+from bot.model import Report
 from bot.queue import Entry
 from bot.services import Services
 from bot.slack.poster import SlackUnavailable
@@ -43,7 +44,8 @@ from bot.slack.render import (
     thread_messages,
 )
 from bot.sources.argocd import ArgoCDError
-from bot.store import StoreUnavailable, ThreadRef
+from bot.state import DigestItem, DigestState, ReportState, ThreadRef
+from bot.store import StoreUnavailable
 from bot.why import investigate
 
 log = logging.getLogger("argo_why.worker")
@@ -51,10 +53,6 @@ STATE_TTL_S = 14 * 24 * 3600
 DIGEST_KEY = "__digest__"
 """Thread-map key of the current digest message (not a valid Application name, so it cannot clash)."""
 MAX_DELIVERIES = 100  # a job Slack keeps refusing for this long is dead-lettered rather than retried forever
-
-
-def app_key(name: str, namespace: str | None) -> str:
-    return f"{namespace}/{name}" if namespace else name
 
 
 def fingerprint(report: Report) -> str:
@@ -96,7 +94,15 @@ class Worker:
         started = time.monotonic()
         job_type = str(entry.job.get("type"))
         try:
-            await self.process(entry.job)
+            job = parse_job(entry.job)
+        except JobRejected as e:
+            # another version's job, or not a job at all: parked with the reason, never a crashed worker
+            log.error("job %s dead-lettered: %s", entry.id, e)
+            await self.s.queue.dead_letter(entry, str(e))
+            self.s.metrics.dead_letters.inc()
+            return
+        try:
+            await self.process(job)
         except SlackUnavailable as e:
             # leave it pending: it is claimed again once idle, and delivered when Slack is back
             self.s.metrics.analyses.labels(outcome="slack_unavailable").inc()
@@ -106,7 +112,7 @@ class Worker:
                 self.s.metrics.dead_letters.inc()
             return
         except AnalysisFailed as e:
-            await self._give_up(entry, str(e))
+            await self._give_up(entry, job, str(e))
             return
         except StoreUnavailable as e:
             log.warning("job %s (%s) interrupted, store unavailable: %s", entry.id, job_type, e)
@@ -114,51 +120,49 @@ class Worker:
         self.s.metrics.analysis_seconds.observe(time.monotonic() - started)
         await self.s.queue.ack(entry.id)
 
-    async def _give_up(self, entry: Entry, reason: str) -> None:
+    async def _give_up(self, entry: Entry, job: Job, reason: str) -> None:
         self.s.metrics.analyses.labels(outcome="failed").inc()
-        job = entry.job
         try:
             channel, thread_ts = await self._failure_target(job)
             if channel:
-                await self.s.poster.post(channel, analysis_failed_message(_job_app(job), reason), thread_ts=thread_ts)
+                app = job.app if isinstance(job, WebhookJob | CommandJob) else "app"
+                await self.s.poster.post(channel, analysis_failed_message(app, reason), thread_ts=thread_ts)
         except SlackUnavailable as e:
             log.warning("job %s: analysis failed and Slack is unavailable, left pending: %s", entry.id, e)
             return
         await self.s.queue.dead_letter(entry, reason)
         self.s.metrics.dead_letters.inc()
 
-    async def _failure_target(self, job: dict[str, Any]) -> tuple[str | None, str | None]:
-        if job.get("type") == "webhook":
-            body = job["body"]
-            ref = await self.s.store.get_thread(app_key(body["app"]["name"], body["app"].get("namespace")))
-            return (ref.channel, ref.ts) if ref else (self.s.settings.slack_channel, None)
-        return job.get("channel"), job.get("thread_ts") or None
+    async def _failure_target(self, job: Job) -> tuple[str | None, str | None]:
+        if isinstance(job, WebhookJob):
+            ref = await self.s.store.get_thread(job.body.app_key)
+            return (ref.channel, ref.ts) if ref else (self.s.settings.slack.channel, None)
+        if isinstance(job, CommandJob):
+            return job.channel, None
+        return job.channel, job.thread_ts
 
     # --- jobs -----------------------------------------------------------------------------------
-    async def process(self, job: dict[str, Any]) -> None:
-        kind = job.get("type")
-        if kind == "webhook":
-            await self._webhook(job)
-        elif kind == "command":
-            await self._command(job)
-        elif kind in ("show_diff", "recheck"):
-            await self._button(job)
-        elif kind == "note":
-            await self.s.poster.post(job["channel"], Message(text=job["text"], blocks=[]), thread_ts=job["thread_ts"])
-        else:
-            log.error("unknown job type %r, dropped to the dead-letter stream", kind)
-            raise AnalysisFailed(f"unknown job type {kind!r}")
+    async def process(self, job: Job) -> None:
+        match job:
+            case WebhookJob():
+                await self._webhook(job)
+            case CommandJob():
+                await self._command(job)
+            case ButtonJob():
+                await self._button(job)
+            case NoteJob():
+                await self.s.poster.post(job.channel, Message(text=job.text, blocks=[]), thread_ts=job.thread_ts)
 
     async def analyse(self, name: str, namespace: str | None) -> Report:
         """The analysis, retried with backoff; :class:`AnalysisFailed` after the last attempt."""
-        attempts = self.s.settings.analysis_attempts
+        attempts = self.s.settings.runtime.analysis_attempts
         delay = self.backoff_s
         last = ""
         for attempt in range(attempts):
             try:
                 async with self.s.argocd() as argocd:
-                    report = await investigate(name, self.s.settings, app_namespace=namespace, argocd=argocd,
-                                               cluster=self.s.cluster)  # fmt: skip
+                    report = await investigate(name, app_namespace=namespace or self.s.settings.argocd.app_namespace,
+                                               argocd=argocd, cluster=self.s.cluster)  # fmt: skip
                 self.s.metrics.analyses.labels(outcome="drift" if report.findings else "clean").inc()
                 return report
             except ArgoCDError as e:
@@ -175,14 +179,14 @@ class Worker:
                 delay *= 2
         raise AnalysisFailed(last)
 
-    async def _webhook(self, job: dict[str, Any]) -> None:
-        body = job["body"]
-        name, ns = body["app"]["name"], body["app"].get("namespace")
-        key = app_key(name, ns)
-        alert = Alert(app=name, app_namespace=ns, project=body["app"].get("project"),
-                      revision=body["sync"].get("revision"), argocd_url=body.get("argocdUrl"))  # fmt: skip
+    async def _webhook(self, job: WebhookJob) -> None:
+        body = job.body
+        name, ns = body.app.name, body.app.namespace
+        key = body.app_key
+        alert = Alert(app=name, app_namespace=ns, project=body.app.project, revision=body.sync.revision,
+                      argocd_url=body.argocdUrl)  # fmt: skip
         ref = await self.s.store.get_thread(key)
-        if body["sync"]["status"] == "Synced":
+        if body.sync.status == "Synced":
             await self._turn_green(ref, alert, key)
             return
         # `/argo mute shop 2h` names the app without its namespace: it mutes every app of that name
@@ -194,31 +198,31 @@ class Worker:
         if not report.findings:
             await self._turn_green(ref, alert, key)
             return
+        runtime = self.s.settings.runtime
         if ref is None:
-            busy = await self.s.store.note_alert(key, time.time(), self.s.settings.digest_window_s)
-            if busy > self.s.settings.digest_threshold:
-                await self.s.store.add_to_digest(key, {"alert": _alert_dict(alert), "report": report.to_dict()})
+            busy = await self.s.store.note_alert(key, time.time(), runtime.digest_window_s)
+            if busy > runtime.digest_threshold:
+                item = DigestItem(alert=alert, report=report.to_dict())
+                await self.s.store.add_to_digest(key, item.model_dump(mode="json"))
                 return
         buttons = await self._buttons(key, name, ns, alert, report)
         fp = fingerprint(report)
-        channel = self.s.settings.slack_channel
         if ref is None:
-            assert channel is not None
+            channel = required(self.s.settings.slack.channel, "SLACK_CHANNEL")
             alert = replace(alert, unsettled_syncs=1)
             ch, ts = await self.s.poster.post(channel, parent_message(report, alert, buttons))
             ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1,
-                            updated=time.time(), last_alert=str(job.get("key") or ""))  # fmt: skip
+                            updated=time.time(), last_alert=job.key)  # fmt: skip
             await self.s.store.save_thread(ref, key)  # before the replies: a retry re-uses this thread
             replies = True
         else:
             same_episode = ref.status == "drift"
-            redelivered = bool(job.get("key")) and job.get("key") == ref.last_alert
+            redelivered = bool(job.key) and job.key == ref.last_alert
             unsettled = (ref.unsettled_syncs + (0 if redelivered else 1)) if same_episode else 1
             alert = replace(alert, unsettled_syncs=unsettled)
             await self.s.poster.update(ref.channel, ref.ts, parent_message(report, alert, buttons))
             replies = fp != ref.fingerprint or not same_episode
-            ref = replace(ref, status="drift", unsettled_syncs=unsettled, updated=time.time(),
-                          last_alert=str(job.get("key") or ""))  # fmt: skip
+            ref = replace(ref, status="drift", unsettled_syncs=unsettled, updated=time.time(), last_alert=job.key)
             await self.s.store.save_thread(ref, key)
         if replies:
             for m in thread_messages(report, alert):
@@ -234,22 +238,21 @@ class Worker:
         await self.s.store.save_thread(replace(ref, status="synced", fingerprint="", updated=time.time()), key)
 
     async def _buttons(self, key: str, name: str, ns: str | None, alert: Alert, report: Report) -> Buttons:
-        state = await self.s.store.put_state(
-            "report", {"app_key": key, "app": name, "app_namespace": ns, "alert": _alert_dict(alert),
-                       "report": report.to_dict()}, STATE_TTL_S)  # fmt: skip
-        return Buttons(show_diff=state, mute=state, recheck=state)
+        state = ReportState(app_key=key, app=name, app_namespace=ns, alert=alert, report=report.to_dict())
+        state_id = await state.save(self.s.store, STATE_TTL_S)
+        return Buttons(show_diff=state_id, mute=state_id, recheck=state_id)
 
-    async def _command(self, job: dict[str, Any]) -> None:
-        name, ns, channel = job["app"], job.get("app_namespace"), job["channel"]
+    async def _command(self, job: CommandJob) -> None:
+        name, ns, channel = job.app, job.app_namespace, job.channel
         try:
             report = await self.analyse(name, ns)
         except AnalysisFailed as e:
-            await self.s.poster.ephemeral(channel, job["user"], error_message(str(e)))
+            await self.s.poster.ephemeral(channel, job.user, error_message(str(e)))
             return
         alert = Alert(app=name, app_namespace=ns, revision=(report.application or {}).get("revision"),
-                      argocd_url=self.s.settings.argocd_url,
+                      argocd_url=self.s.settings.argocd.url,
                       status="drift" if report.findings else "synced")  # fmt: skip
-        if job["command"] == "diff":
+        if job.command == "diff":
             msg, full = diff_message(report, alert)
             _, ts = await self.s.poster.post(channel, msg)
             if full:
@@ -260,25 +263,25 @@ class Worker:
         for m in thread_messages(report, alert) if report.findings else []:
             await self.s.poster.post(ch, m, thread_ts=ts)
 
-    async def _button(self, job: dict[str, Any]) -> None:
-        state = await self.s.store.get_state(job["state"])
-        channel, thread_ts = job["channel"], job["thread_ts"] or None
+    async def _button(self, job: ButtonJob) -> None:
+        state = await ReportState.load(self.s.store, job.state)
+        channel, thread_ts = job.channel, job.thread_ts
         if state is None:
-            await self.s.poster.ephemeral(channel, job["user"], error_message(wording.STATE_EXPIRED))
+            await self.s.poster.ephemeral(channel, job.user, error_message(wording.STATE_EXPIRED))
             return
-        alert = Alert(**state["alert"])
-        if job["type"] == "show_diff":
-            msg, full = diff_message(report_from_dict(state["report"]), alert)
+        alert = state.alert
+        if job.type == "show_diff":
+            msg, full = diff_message(state.parsed_report(), alert)
             await self.s.poster.post(channel, msg, thread_ts=thread_ts)
             if full:
                 await self.s.poster.upload(channel, thread_ts, f"{alert.app}.diff", full, f"Diff of {alert.app}")
             return
-        report = await self.analyse(state["app"], state.get("app_namespace"))
-        key = str(state["app_key"])
+        report = await self.analyse(state.app, state.app_namespace)
+        key = state.app_key
         ref = await self.s.store.get_thread(key)
         if ref is not None and ref.ts == thread_ts:
             if report.findings:
-                buttons = await self._buttons(key, state["app"], state.get("app_namespace"), alert, report)
+                buttons = await self._buttons(key, state.app, state.app_namespace, alert, report)
                 await self.s.poster.update(ref.channel, ref.ts, parent_message(report, alert, buttons))
             else:
                 await self._turn_green(ref, alert, key)
@@ -295,53 +298,43 @@ class Worker:
         Returns how many apps the flush added. The digest message and the apps it lists are kept in the store
         (the thread map under ``DIGEST_KEY``, the apps as state), so any replica's scheduler can continue it.
         """
-        items = await self.s.store.drain_digest()
-        if not items:
+        raw_items = await self.s.store.drain_digest()
+        if not raw_items:
             return 0
+        items = [DigestItem.model_validate(i) for i in raw_items]
+        window = self.s.settings.runtime.digest_window_s
         now = time.time()
         ref = await self.s.store.get_thread(DIGEST_KEY)
-        current = ref is not None and now - ref.updated < self.s.settings.digest_window_s
-        listed: dict[str, dict[str, Any]] = {}
+        current = ref is not None and now - ref.updated < window
+        listed: dict[str, DigestItem] = {}
         if current and ref is not None:
-            previous = await self.s.store.get_state(ref.fingerprint)
-            listed = dict((previous or {}).get("items") or {})
+            previous = await DigestState.load(self.s.store, ref.fingerprint)
+            listed = dict(previous.items) if previous else {}
         for i in items:
-            listed[app_key(i["alert"]["app"], i["alert"].get("app_namespace"))] = i
+            listed[app_key(i.alert.app, i.alert.app_namespace)] = i
         entries: list[tuple[Alert, Report | None]] = []
         buttons: dict[str, Buttons] = {}
         for key, i in sorted(listed.items()):
-            alert, report = Alert(**i["alert"]), report_from_dict(i["report"])
-            entries.append((alert, report))
-            buttons[alert.app] = await self._buttons(key, alert.app, alert.app_namespace, alert, report)
+            report = i.parsed_report()
+            entries.append((i.alert, report))
+            buttons[i.alert.app] = await self._buttons(key, i.alert.app, i.alert.app_namespace, i.alert, report)
         message = digest_message(entries, buttons)
-        channel = self.s.settings.slack_channel
-        assert channel is not None
         try:
             if current and ref is not None:
                 await self.s.poster.update(ref.channel, ref.ts, message)
                 channel, ts = ref.channel, ref.ts
             else:
-                channel, ts = await self.s.poster.post(channel, message)
+                channel, ts = await self.s.poster.post(required(self.s.settings.slack.channel, "SLACK_CHANNEL"),
+                                                       message)  # fmt: skip
         except SlackUnavailable:
             for i in items:  # put them back: a digest is never dropped
-                await self.s.store.add_to_digest(app_key(i["alert"]["app"], i["alert"].get("app_namespace")), i)
+                await self.s.store.add_to_digest(app_key(i.alert.app, i.alert.app_namespace),
+                                                 i.model_dump(mode="json"))  # fmt: skip
             raise
-        state = await self.s.store.put_state("digest", {"items": listed}, 2 * self.s.settings.digest_window_s)
+        state = await DigestState(items=listed).save(self.s.store, 2 * window)
         started = ref.updated if current and ref is not None else now
         await self.s.store.save_thread(
             ThreadRef(app=DIGEST_KEY, channel=channel, ts=ts, fingerprint=state, status="drift", updated=started),
             DIGEST_KEY,
         )
         return len(items)
-
-
-def _alert_dict(alert: Alert) -> dict[str, Any]:
-    return {"app": alert.app, "app_namespace": alert.app_namespace, "project": alert.project,
-            "revision": alert.revision, "unsettled_syncs": alert.unsettled_syncs, "argocd_url": alert.argocd_url,
-            "status": alert.status}  # fmt: skip
-
-
-def _job_app(job: dict[str, Any]) -> str:
-    if job.get("type") == "webhook":
-        return str(job["body"]["app"]["name"])
-    return str(job.get("app") or "app")

@@ -11,19 +11,32 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 
 from bot import wording
-from bot.services import Services
+from bot.intake import Intake
+from bot.jobs import ActionId, ButtonJob, CommandJob, NoteJob, app_key
 from bot.slack.render import error_message, help_message
+from bot.state import ReportState
 from bot.store import StoreUnavailable
 
 _APP = re.compile(r"^(?:(?P<ns>[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)/)?(?P<name>[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)$")
 _DURATION = re.compile(r"^(?:(?P<d>\d+)d)?(?:(?P<h>\d+)h)?(?:(?P<m>\d+)m)?$")
 MAX_MUTE_S = 30 * 24 * 3600
 ACTION_DEDUPE_S = 600
+
+
+@dataclass(frozen=True)
+class Click:
+    """A button click as the signed payload says it: the button's value, where, and who clicked."""
+
+    state: str
+    channel: str
+    thread_ts: str | None
+    user: str
 
 
 def parse_app(text: str) -> tuple[str | None, str] | None:
@@ -41,16 +54,12 @@ def parse_duration(text: str) -> int | None:
     return seconds if 60 <= seconds <= MAX_MUTE_S else None
 
 
-def _app_key(ns: str | None, name: str) -> str:
-    return f"{ns}/{name}" if ns else name
-
-
 async def _ack_error(ack: AsyncAck, text: str) -> None:
     msg = error_message(text)
     await ack(text=msg.text, blocks=msg.blocks)
 
 
-def register(app: AsyncApp, services: Services) -> None:
+def register(app: AsyncApp, services: Intake) -> None:
     """Attach the ``/argo`` command and the button listeners to a Bolt app."""
 
     @app.command("/argo")
@@ -76,23 +85,21 @@ def register(app: AsyncApp, services: Services) -> None:
                 if seconds is None:
                     await _ack_error(ack, wording.BAD_DURATION)
                     return
-                await services.store.set_mute(_app_key(ns, name), time.time() + seconds, user)
+                await services.store.set_mute(app_key(name, ns), time.time() + seconds, user)
                 await ack()
-                await respond(text=wording.MUTED.format(user=user, app=_app_key(ns, name), duration=words[2]),
+                await respond(text=wording.MUTED.format(user=user, app=app_key(name, ns), duration=words[2]),
                               response_type="in_channel")  # fmt: skip
                 return
-            await services.queue.enqueue({"type": "command", "command": sub, "app": name, "app_namespace": ns,
-                                          "channel": channel, "user": user,
-                                          "response_url": command.get("response_url")})  # fmt: skip
+            job = CommandJob(command="why" if sub == "why" else "diff", app=name, app_namespace=ns, channel=channel,
+                             user=user, response_url=command.get("response_url"))  # fmt: skip
+            await services.queue.enqueue(job.payload())
         except StoreUnavailable:
             await _ack_error(ack, wording.STORE_DOWN)
             return
-        await ack(text=wording.WORKING.format(app=_app_key(ns, name)))
+        await ack(text=wording.WORKING.format(app=app_key(name, ns)))
 
-    async def _button(
-        ack: AsyncAck, body: dict[str, Any], action_id: str, respond: AsyncRespond
-    ) -> dict[str, Any] | None:
-        """Ack, drop double clicks, and return the job fields every button job needs."""
+    async def _button(ack: AsyncAck, body: dict[str, Any], action_id: ActionId, respond: AsyncRespond) -> Click | None:
+        """Ack, drop double clicks, and return what every button job needs."""
         await ack()
         action = (body.get("actions") or [{}])[0]
         user = str((body.get("user") or {}).get("id"))
@@ -106,46 +113,44 @@ def register(app: AsyncApp, services: Services) -> None:
             await respond(text=wording.STORE_DOWN, response_type="ephemeral", replace_original=False)
             return None
         message = body.get("message") or {}
-        return {
-            "state": str(action.get("value") or ""),
-            "channel": str(container.get("channel_id") or (body.get("channel") or {}).get("id")),
-            "thread_ts": str(message.get("thread_ts") or container.get("message_ts") or ""),
-            "user": user,
-        }
+        return Click(
+            state=str(action.get("value") or ""),
+            channel=str(container.get("channel_id") or (body.get("channel") or {}).get("id")),
+            thread_ts=str(message.get("thread_ts") or container.get("message_ts") or "") or None,
+            user=user,
+        )
 
-    async def _enqueue(job: dict[str, Any], respond: AsyncRespond) -> None:
+    async def _enqueue(job: ButtonJob | NoteJob, respond: AsyncRespond) -> None:
         try:
-            await services.queue.enqueue(job)
+            await services.queue.enqueue(job.payload())
         except StoreUnavailable:
             await respond(text=wording.STORE_DOWN, response_type="ephemeral", replace_original=False)
 
-    @app.action("show_diff")
+    @app.action(ActionId.SHOW_DIFF)
     async def show_diff(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
-        job = await _button(ack, body, "show_diff", respond)
-        if job:
-            await _enqueue({"type": "show_diff", **job}, respond)
+        click = await _button(ack, body, ActionId.SHOW_DIFF, respond)
+        if click:
+            await _enqueue(ButtonJob(type="show_diff", **asdict(click)), respond)
 
-    @app.action("recheck")
+    @app.action(ActionId.RECHECK)
     async def recheck(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
-        job = await _button(ack, body, "recheck", respond)
-        if job:
-            await _enqueue({"type": "recheck", **job}, respond)
+        click = await _button(ack, body, ActionId.RECHECK, respond)
+        if click:
+            await _enqueue(ButtonJob(type="recheck", **asdict(click)), respond)
 
-    @app.action("mute")
+    @app.action(ActionId.MUTE)
     async def mute(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
-        job = await _button(ack, body, "mute", respond)
-        if not job:
+        click = await _button(ack, body, ActionId.MUTE, respond)
+        if not click:
             return
         try:
-            state = await services.store.get_state(job["state"])
+            state = await ReportState.load(services.store, click.state)
             if state is None:
                 await respond(text=wording.STATE_EXPIRED, response_type="ephemeral", replace_original=False)
                 return
-            app_key = str(state["app_key"])
-            await services.store.set_mute(app_key, time.time() + 24 * 3600, job["user"])
+            await services.store.set_mute(state.app_key, time.time() + 24 * 3600, click.user)
         except StoreUnavailable:
             await respond(text=wording.STORE_DOWN, response_type="ephemeral", replace_original=False)
             return
-        note = wording.MUTED.format(user=job["user"], app=app_key, duration="24h")
-        await _enqueue({"type": "note", "channel": job["channel"], "thread_ts": job["thread_ts"], "text": note},
-                       respond)  # fmt: skip
+        note = wording.MUTED.format(user=click.user, app=state.app_key, duration="24h")
+        await _enqueue(NoteJob(channel=click.channel, thread_ts=click.thread_ts, text=note), respond)

@@ -17,70 +17,19 @@ enqueues durably and answers 202 in milliseconds. Outcomes:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import hmac
-import re
 import time
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from bot.services import Services
+from bot.intake import Intake
+from bot.jobs import WebhookBody, WebhookJob
 from bot.store import StoreUnavailable
 
 MAX_BODY = 1024 * 1024
 DEDUPE_TTL_S = 7 * 24 * 3600
-_NAME = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
-
-
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class AppRef(_Loose):
-    name: str = Field(pattern=_NAME)
-    namespace: str | None = Field(None, pattern=_NAME)
-    project: str | None = None
-
-
-class SyncInfo(_Loose):
-    status: Literal["Synced", "OutOfSync", "Unknown"]
-    revision: str | None = None
-
-
-class OperationState(_Loose):
-    phase: str | None = None
-    startedAt: str | None = None
-    finishedAt: str | None = None
-
-
-class ResourceRef(_Loose):
-    group: str | None = None
-    version: str | None = None
-    kind: str
-    namespace: str | None = None
-    name: str
-
-
-class Health(_Loose):
-    status: str | None = None
-
-
-class WebhookBody(_Loose):
-    app: AppRef
-    sync: SyncInfo
-    operationState: OperationState | None = None
-    health: Health | None = None
-    outOfSyncResources: list[ResourceRef] | None = None
-    argocdUrl: str | None = None
-
-    def idempotency_key(self) -> str:
-        finished = self.operationState.finishedAt if self.operationState else None
-        raw = "|".join([self.app.namespace or "", self.app.name, self.sync.revision or "", self.sync.status,
-                        finished or ""])  # fmt: skip
-        return "webhook:" + hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
 def _error(status: int, reason: str) -> JSONResponse:
@@ -111,9 +60,9 @@ def _reason(e: ValidationError) -> str:
     return f"{where}: {err.get('msg', 'invalid')}"
 
 
-async def argocd_webhook(request: Request, services: Services) -> JSONResponse:
+async def argocd_webhook(request: Request, services: Intake) -> JSONResponse:
     m = services.metrics.webhooks
-    token = services.settings.webhook_token
+    token = services.settings.runtime.webhook_token
     if token is None or not _authorized(request, token.get_secret_value()):
         m.labels(outcome="unauthorized").inc()
         return _error(401, "missing or wrong bearer token")
@@ -133,8 +82,8 @@ async def argocd_webhook(request: Request, services: Services) -> JSONResponse:
         if not await services.store.first_seen(key, DEDUPE_TTL_S):
             m.labels(outcome="duplicate").inc()
             return JSONResponse({"status": "duplicate"}, status_code=200)
-        job: dict[str, Any] = {"type": "webhook", "body": body.model_dump(), "received": time.time(), "key": key}
-        entry = await services.queue.enqueue(job)
+        job = WebhookJob(body=body, received=time.time(), key=key)
+        entry = await services.queue.enqueue(job.payload())
     except StoreUnavailable:
         m.labels(outcome="unavailable").inc()
         # the mark must not outlive a failed enqueue, or Argo CD's retry would be taken for a duplicate
@@ -143,6 +92,3 @@ async def argocd_webhook(request: Request, services: Services) -> JSONResponse:
         return _error(503, "state store unavailable; retry")
     m.labels(outcome="accepted").inc()
     return JSONResponse({"status": "queued", "id": entry}, status_code=202)
-
-
-APP_NAME = re.compile(_NAME)

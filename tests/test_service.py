@@ -26,7 +26,7 @@ import uvicorn
 from pydantic import SecretStr
 
 from bot.app import Runtime, build_app, build_services
-from bot.config import Settings
+from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 from bot.devtools.demo import webhook_body
 from bot.services import Services
 from tests.conftest import CASEBOOK, serve_case
@@ -56,12 +56,13 @@ def settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_u
     with contextlib.suppress(AttributeError):
         slack._messages.clear()  # the fake is shared by the module; each test starts with an empty workspace
     return Settings(
-        slack_bot_token=SecretStr(slack.token), slack_signing_secret=SecretStr(secrets.token_hex(16)),
-        slack_channel=CHANNEL, slack_api_url=slack.url, argocd_url=argocd.url, argocd_token=SecretStr(argocd.token),
-        argocd_retries=1, webhook_token=SecretStr(secrets.token_urlsafe(16)), redis_url=redis_url,
-        kubeconfig=str(kube.write_kubeconfig(tmp_path / "kubeconfig", context="fake")),
-        cluster_contexts={"https://kubernetes.default.svc": "fake"}, workers=1, analysis_attempts=2,
-        slack_channel_interval_s=0.02,
+        slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(secrets.token_hex(16)),
+                            channel=CHANNEL, api_url=slack.url, channel_interval_s=0.02),
+        argocd=ArgoCDSettings(url=argocd.url, token=SecretStr(argocd.token), retries=1,
+                              kubeconfig=str(kube.write_kubeconfig(tmp_path / "kubeconfig", context="fake")),
+                              cluster_contexts={"https://kubernetes.default.svc": "fake"}),
+        redis=RedisSettings(url=redis_url),
+        runtime=RuntimeSettings(webhook_token=SecretStr(secrets.token_urlsafe(16)), workers=1, analysis_attempts=2),
     )  # fmt: skip
 
 
@@ -73,14 +74,14 @@ class Bot:
     settings: Settings
 
     async def webhook(self, body: Any, *, token: str | None = None, raw: bytes | None = None) -> httpx.Response:
-        secret = token if token is not None else self.settings.webhook_token.get_secret_value()  # type: ignore[union-attr]
+        secret = token if token is not None else self.settings.runtime.webhook_token.get_secret_value()  # type: ignore[union-attr]
         headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
         return await self.http.post("/webhooks/argocd", content=raw if raw is not None else json.dumps(body),
                                     headers=headers)  # fmt: skip
 
     async def slack_post(self, body: bytes, *, timestamp: int | None = None, secret: str | None = None
                          ) -> httpx.Response:  # fmt: skip
-        key = secret or self.settings.slack_signing_secret.get_secret_value()  # type: ignore[union-attr]
+        key = secret or self.settings.slack.signing_secret.get_secret_value()  # type: ignore[union-attr]
         return await self.http.post(
             "/slack/events", content=body, headers=signed_headers(key, body, timestamp=timestamp)
         )
@@ -264,7 +265,7 @@ def test_forged_and_expired_slack_signatures_are_401(settings: Settings, slack: 
 
 
 def test_store_outage_answers_503_so_argocd_retries(settings: Settings) -> None:
-    settings.redis_url = "redis://127.0.0.1:9/0"
+    settings.redis.url = "redis://127.0.0.1:9/0"
 
     async def scenario() -> None:
         async with running(settings, workers=0) as bot:
@@ -344,6 +345,25 @@ def test_analysis_failure_is_said_in_the_thread_and_dead_lettered(settings: Sett
     asyncio.run(scenario())
     [msg] = top(slack)
     assert "does-not-exist" in msg["text"] and "no application" in json.dumps(msg)
+
+
+def test_jobs_of_another_version_or_shape_are_dead_lettered_with_a_reason(settings: Settings, slack: FakeSlack) -> None:
+    async def scenario() -> list[dict[str, Any]]:
+        async with running(settings) as bot:
+            await bot.services.queue.enqueue({"type": "note", "version": 2, "channel": CHANNEL, "text": "from v2"})
+            await bot.services.queue.enqueue({"type": "launch_rockets"})
+            await bot.services.queue.enqueue({"type": "note", "channel": CHANNEL, "thread_ts": None, "text": "v1"})
+            await bot.settle()
+            dead: list[dict[str, Any]] = await bot.services.queue.dead_letters()  # type: ignore[attr-defined]
+            return dead
+
+    dead = asyncio.run(scenario())
+    assert [d["reason"] for d in dead] == [
+        "job version 2 (this replica reads version 1)",
+        "unreadable 'launch_rockets' job: job: Input tag 'launch_rockets' found using 'type' does not match any of "
+        "the expected tags: 'webhook', 'command', 'show_diff', 'recheck', 'note'",
+    ]
+    assert [m["text"] for m in top(slack)] == ["v1"]  # the worker went on with the next job
 
 
 # --- slash commands and buttons -----------------------------------------------------------------------------
@@ -430,7 +450,7 @@ def test_buttons_show_diff_recheck_and_mute(settings: Settings, slack: FakeSlack
 
 def test_a_burst_of_drifting_apps_becomes_one_digest(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
                                                      kube: FakeKubernetes) -> None:  # fmt: skip
-    settings.digest_threshold = 2
+    settings.runtime.digest_threshold = 2
     cases = ["hpa-replicas-csa", "hpa-replicas-ssa", "manual-kubectl-edit-image", "kubectl-rollout-restart",
              "flux-kustomize-image"]  # fmt: skip
     apps = [serve_case(argocd, kube, c) for c in cases]
@@ -463,7 +483,7 @@ def test_health_readiness_and_metrics(settings: Settings, slack: FakeSlack) -> N
 
 
 def test_readiness_fails_when_slack_auth_fails(settings: Settings, slack: FakeSlack) -> None:
-    settings.slack_bot_token = SecretStr("xoxb-revoked")
+    settings.slack.bot_token = SecretStr("xoxb-revoked")
 
     async def scenario() -> None:
         async with running(settings, workers=0) as bot:

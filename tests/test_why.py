@@ -15,9 +15,10 @@ import pytest
 from pydantic import SecretStr
 
 from bot.analysis import explain, load_documents
-from bot.config import Settings
+from bot.config import ArgoCDSettings
 from bot.model import Report
-from bot.sources.argocd import ArgoCDClient, ArgoCDError
+from bot.services import argocd_factory, clusters
+from bot.sources.argocd import ArgoCDError
 from bot.why import investigate
 from tests.conftest import CASEBOOK, need, serve_case
 from tests.fakes.argocd import FakeArgoCD, app_from_case
@@ -27,19 +28,24 @@ CASES = sorted(p.name for p in (CASEBOOK / "cases").iterdir()) if (CASEBOOK / "c
 
 
 @pytest.fixture
-def settings(argocd: FakeArgoCD, kube: FakeKubernetes, tmp_path: Path) -> Settings:
+def settings(argocd: FakeArgoCD, kube: FakeKubernetes, tmp_path: Path) -> ArgoCDSettings:
     argocd.reset()
     kube.reset()
     kubeconfig = kube.write_kubeconfig(tmp_path / "kubeconfig", context="fake")
-    return Settings(argocd_url=argocd.url, argocd_token=SecretStr(argocd.token), argocd_retries=2,
-                    argocd_timeout=5.0, kubeconfig=str(kubeconfig),
-                    cluster_contexts={"https://kubernetes.default.svc": "fake"})  # fmt: skip
+    return ArgoCDSettings(
+        url=argocd.url,
+        token=SecretStr(argocd.token),
+        retries=2,
+        timeout=5.0,
+        kubeconfig=str(kubeconfig),
+        cluster_contexts={"https://kubernetes.default.svc": "fake"},
+    )
 
 
-def why(settings: Settings, app: str, **kw: Any) -> Report:
+def why(settings: ArgoCDSettings, app: str, *, cluster: bool = True, **kw: Any) -> Report:
     async def run() -> Report:
-        async with ArgoCDClient(settings) as client:
-            return await investigate(app, settings, argocd=client, **kw)
+        async with argocd_factory(settings)() as client:
+            return await investigate(app, argocd=client, cluster=clusters(settings) if cluster else None, **kw)
 
     return asyncio.run(run())
 
@@ -61,7 +67,7 @@ def files_report(case: Path, app: str) -> Report:
 @pytest.mark.skipif(not CASES, reason="../shared/casebook is not present")
 @pytest.mark.parametrize("case", CASES)
 def test_why_reaches_the_same_verdicts_as_explain(
-    case: str, settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
+    case: str, settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     folder = CASEBOOK / "cases" / case
     app_name = json.loads((folder / "case.json").read_text())["app"]
@@ -84,7 +90,9 @@ def _serve(argocd: FakeArgoCD, kube: FakeKubernetes, case: str = "hpa-replicas-c
     return str(serve_case(argocd, kube, case, **kw)["metadata"]["name"])
 
 
-def test_calls_do_not_grow_with_in_sync_resources(settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+def test_calls_do_not_grow_with_in_sync_resources(
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
     name = _serve(argocd, kube)
     why(settings, name, cluster=False)
     # application, managed-resources, two uncached renders
@@ -93,7 +101,7 @@ def test_calls_do_not_grow_with_in_sync_resources(settings: Settings, argocd: Fa
 
 
 def test_self_heal_against_an_autoscaler_is_a_write_loop_said_first(
-    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     name = _serve(argocd, kube, self_heal=True)
     report = why(settings, name, cluster=False)
@@ -102,26 +110,26 @@ def test_self_heal_against_an_autoscaler_is_a_write_loop_said_first(
     assert any("cluster" in n.lower() for n in report.notes)  # the missing evidence is said
 
 
-def test_wrong_token_is_explained(settings: Settings) -> None:
-    settings.argocd_token = SecretStr("nope")
+def test_wrong_token_is_explained(settings: ArgoCDSettings) -> None:
+    settings.token = SecretStr("nope")
     with pytest.raises(ArgoCDError, match=r"rejected the token \(401"):
         why(settings, "anything", cluster=False)
 
 
-def test_unknown_app_suggests_close_names(settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+def test_unknown_app_suggests_close_names(settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
     _serve(argocd, kube)
     with pytest.raises(ArgoCDError, match="no application shop-frontnd.*did you mean shop-frontend"):
         why(settings, "shop-frontnd", cluster=False)
 
 
-def test_denied_app_prints_the_rbac_line(settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+def test_denied_app_prints_the_rbac_line(settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
     name = _serve(argocd, kube)
     argocd.deny(name)
     with pytest.raises(ArgoCDError, match=r"p, argo-why, applications, get, \*/" + name):
         why(settings, name, cluster=False)
 
 
-def test_transient_failures_are_retried(settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+def test_transient_failures_are_retried(settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
     name = _serve(argocd, kube)
     argocd.fail_next(1, status=503)
     argocd.fail_next(1, status=429, retry_after=0)
@@ -129,14 +137,14 @@ def test_transient_failures_are_retried(settings: Settings, argocd: FakeArgoCD, 
     assert why(settings, name, cluster=False).findings
 
 
-def test_unreachable_argocd_names_the_url(settings: Settings) -> None:
-    settings.argocd_url = "http://127.0.0.1:9"
-    settings.argocd_retries = 0
+def test_unreachable_argocd_names_the_url(settings: ArgoCDSettings) -> None:
+    settings.url = "http://127.0.0.1:9"
+    settings.retries = 0
     with pytest.raises(ArgoCDError, match="cannot reach Argo CD at http://127.0.0.1:9"):
         why(settings, "shop", cluster=False)
 
 
-def test_without_cluster_access_confidence_is_lowered(settings: Settings, argocd: FakeArgoCD,
+def test_without_cluster_access_confidence_is_lowered(settings: ArgoCDSettings, argocd: FakeArgoCD,
                                                       kube: FakeKubernetes) -> None:  # fmt: skip
     app = serve_case(argocd, kube, "kyverno-label-webhook")
     with_cluster = why(settings, app["metadata"]["name"])
@@ -150,7 +158,7 @@ def test_without_cluster_access_confidence_is_lowered(settings: Settings, argocd
 
 
 def test_cli_why_exit_codes(
-    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes, monkeypatch: pytest.MonkeyPatch,
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     from bot.cli import main
@@ -169,7 +177,7 @@ def test_cli_why_exit_codes(
 
 
 def test_missing_managed_fields_are_read_fresh_through_the_resource_call(
-    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     app, resources, renders = _case("hpa-replicas-csa")
     argocd.add_app(app, resources, renders)
@@ -181,7 +189,7 @@ def test_missing_managed_fields_are_read_fresh_through_the_resource_call(
 
 
 def test_a_remote_destination_without_a_kube_context_is_noted(
-    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     app, resources, renders = _case("hpa-replicas-csa")
     app["spec"]["destination"] = {"server": "https://prod-eu.example.com", "namespace": "shop"}

@@ -25,7 +25,7 @@ import uvicorn
 from pydantic import SecretStr
 
 from bot.app import build_app, build_services
-from bot.config import Settings
+from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 from bot.devtools.fake_argocd import FakeArgoCD, app_from_case
 from bot.devtools.fake_kube import FakeKubernetes, context_from_case
 from bot.devtools.fake_slack import FakeSlack, block_action_body, signed_headers, slash_command_body
@@ -95,11 +95,13 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
             apps.append(app)
         webhook_token = secrets.token_urlsafe(24)
         settings = Settings(
-            slack_bot_token=SecretStr(slack.token), slack_signing_secret=SecretStr(signing_secret),
-            slack_channel=CHANNEL, slack_api_url=slack.url, argocd_url=argocd.url,
-            argocd_token=SecretStr(argocd.token), webhook_token=SecretStr(webhook_token),
-            kubeconfig=str(kube.write_kubeconfig(Path(tmp) / "kubeconfig", context="demo")),
-            cluster_contexts={"https://kubernetes.default.svc": "demo"}, workers=2, slack_channel_interval_s=0.2,
+            slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(signing_secret),
+                                channel=CHANNEL, api_url=slack.url, channel_interval_s=0.2),
+            argocd=ArgoCDSettings(url=argocd.url, token=SecretStr(argocd.token),
+                                  kubeconfig=str(kube.write_kubeconfig(Path(tmp) / "kubeconfig", context="demo")),
+                                  cluster_contexts={"https://kubernetes.default.svc": "demo"}),
+            redis=RedisSettings(url=None),
+            runtime=RuntimeSettings(webhook_token=SecretStr(webhook_token), workers=2),
         )  # fmt: skip
         services = build_services(settings)
         port = _free_port()

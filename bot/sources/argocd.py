@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import json
+import os
 import ssl
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,6 @@ from urllib.parse import quote
 
 import httpx
 
-from bot.config import Settings
 from bot.errors import UpstreamError
 
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -80,28 +80,42 @@ def _parse_state(raw: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-class ArgoCDClient:
-    """``async with ArgoCDClient(settings) as argocd: await argocd.application("shop")``."""
+def tls_verify(ca_file: str | os.PathLike[str] | None = None, insecure: bool = False) -> ssl.SSLContext | bool:
+    """What httpx's ``verify`` should be: ``False`` (lab only), a context trusting ``ca_file``, or ``True``."""
+    if insecure:
+        return False
+    if ca_file:
+        return ssl.create_default_context(cafile=str(ca_file))
+    return True
 
-    def __init__(self, settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        settings.require("ARGOCD_URL", "ARGOCD_TOKEN")
-        assert settings.argocd_url is not None and settings.argocd_token is not None
-        self.base_url = settings.argocd_url
-        self.retries = settings.argocd_retries
+
+class ArgoCDClient:
+    """``async with ArgoCDClient(url, token) as argocd: await argocd.application("shop")``.
+
+    Plain arguments, as httpx's ``Client``: ``timeout`` per request in seconds, ``retries`` of connection
+    errors, 5xx and 429, ``verify`` as httpx takes it (see :func:`tls_verify`).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        *,
+        timeout: float = 15.0,
+        retries: int = 3,
+        verify: ssl.SSLContext | bool = True,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = url.rstrip("/")
+        self.retries = retries
         self.calls = 0
-        verify: ssl.SSLContext | bool = True
-        if settings.argocd_insecure:
-            verify = False
-        elif settings.argocd_ca_file:
-            verify = ssl.create_default_context(cafile=str(settings.argocd_ca_file))
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
-            headers={"Authorization": f"Bearer {settings.argocd_token.get_secret_value()}",
-                     "Accept": "application/json", "User-Agent": "argo-why"},
-            timeout=httpx.Timeout(settings.argocd_timeout),
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json", "User-Agent": "argo-why"},
+            timeout=httpx.Timeout(timeout),
             verify=verify,
             transport=transport,
-        )  # fmt: skip
+        )
 
     async def __aenter__(self) -> ArgoCDClient:
         return self

@@ -22,8 +22,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bot.config import Settings
-
 IN_CLUSTER = frozenset({"https://kubernetes.default.svc", "in-cluster"})
 PER_NAMESPACE_MAX = 3
 """Up to this many namespaces, namespaced reads (least privilege); beyond, cluster-wide lists (fewer calls)."""
@@ -37,31 +35,42 @@ class ClusterContext:
     calls: int = 0
 
 
-class ClusterSource:
-    """One cluster, reached through a kubeconfig context or the in-cluster service account."""
+class Clusters:
+    """Which cluster an Application's destination is: a kubeconfig context, or the in-cluster service account.
 
-    def __init__(self, api_client: Any, label: str) -> None:
-        self._api = api_client
-        self.label = label
+    ``kubeconfig`` (``KUBECONFIG``) and ``contexts`` (``ARGOCD_CLUSTER_CONTEXTS``: destination server URL or
+    name -> kube context) are plain values, so a resolver can be built without the bot's settings.
+    """
 
-    @classmethod
-    def for_destination(cls, settings: Settings, destination: dict[str, Any]) -> tuple[ClusterSource | None, str]:
+    def __init__(self, kubeconfig: str | None = None, contexts: dict[str, str] | None = None) -> None:
+        self.kubeconfig = kubeconfig
+        self.contexts = dict(contexts or {})
+
+    def for_destination(self, destination: dict[str, Any]) -> tuple[ClusterSource | None, str]:
         """The source for an Application's destination, or ``None`` and the reason there is none."""
         server, name = destination.get("server"), destination.get("name")
         context: str | None = None
         mapped = False
         for key in (server, name):
-            if key and key in settings.cluster_contexts:
-                context, mapped = settings.cluster_contexts[key] or None, True
+            if key and key in self.contexts:
+                context, mapped = self.contexts[key] or None, True
                 break
         if not mapped and not ({server, name} & IN_CLUSTER):
             where = server or name or "?"
             return None, (f"destination cluster {where} has no kube context: map it in ARGOCD_CLUSTER_CONTEXTS "
                           "(cluster=context)")  # fmt: skip
         try:
-            return cls(_api_client(settings, context), context or "current context"), ""
+            return ClusterSource(_api_client(self.kubeconfig, context), context or "current context"), ""
         except Exception as e:  # the kubernetes client raises many types for a bad or absent config
             return None, f"no cluster access ({type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''})"
+
+
+class ClusterSource:
+    """One cluster, reached through a kubeconfig context or the in-cluster service account."""
+
+    def __init__(self, api_client: Any, label: str) -> None:
+        self._api = api_client
+        self.label = label
 
     async def context_for(self, namespaces: Iterable[str], app_namespace: str | None) -> ClusterContext:
         """Every context object the analysis uses, for drifted objects in ``namespaces``."""
@@ -128,10 +137,10 @@ def _relevant(obj: dict[str, Any], namespaces: set[str]) -> bool:
     return ns is None or ns in namespaces or obj.get("kind") in ("Application", "MutatingWebhookConfiguration")
 
 
-def _api_client(settings: Settings, context: str | None) -> Any:
+def _api_client(kubeconfig: str | None, context: str | None) -> Any:
     from kubernetes import client, config
 
-    kubeconfig = settings.kubeconfig or os.environ.get("KUBECONFIG")
+    kubeconfig = kubeconfig or os.environ.get("KUBECONFIG")
     default = Path.home() / ".kube" / "config"
     if kubeconfig or default.exists():
         path = (kubeconfig or str(default)).split(os.pathsep)[0]

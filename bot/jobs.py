@@ -1,0 +1,181 @@
+"""What travels through the durable queue, typed: one model per job kind, with a version.
+
+The queue (:mod:`bot.queue`) carries JSON objects; this module is the only place that turns a job into
+that JSON (:meth:`Job.payload`) and back (:func:`parse_job`). Guarantees:
+
+* every job carries ``version``; :func:`parse_job` accepts exactly :data:`JOB_VERSION` (jobs written
+  before versions existed had the same shape and read as version 1) and rejects anything else,
+  an unknown ``type`` or a malformed field with :class:`JobRejected` and a reason, so the worker
+  dead-letters the entry instead of crashing on it; a newer job shape gets a new version number;
+* the webhook body (DESIGN.md section 4, the contract) is validated once, at the edge, by
+  :class:`WebhookBody`; the worker receives it typed;
+* :func:`app_key` is the one way an Application is named in the store (thread map, mutes, digest);
+* :class:`ActionId` lists the Slack buttons' ``action_id`` values (a contract).
+
+Pure: pydantic only, no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from bot.errors import ArgoWhyError
+
+JOB_VERSION = 1
+_NAME = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
+
+
+class ActionId(StrEnum):
+    """The ``action_id`` of every button the bot posts (DESIGN.md section 4: a contract)."""
+
+    SHOW_DIFF = "show_diff"
+    MUTE = "mute"
+    RECHECK = "recheck"
+    OPEN_PR = "open_pr"
+    APPROVE = "approve"
+
+
+def app_key(name: str, namespace: str | None) -> str:
+    """``namespace/name``, or ``name`` when the namespace is unknown: the key of an app in the store."""
+    return f"{namespace}/{name}" if namespace else name
+
+
+class JobRejected(ArgoWhyError):
+    """A queue entry that is not a job this replica can do; the reason goes to the dead-letter stream."""
+
+
+# --- the webhook body (contract) -----------------------------------------------------------------------
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class AppRef(_Loose):
+    name: str = Field(pattern=_NAME)
+    namespace: str | None = Field(None, pattern=_NAME)
+    project: str | None = None
+
+
+class SyncInfo(_Loose):
+    status: Literal["Synced", "OutOfSync", "Unknown"]
+    revision: str | None = None
+
+
+class OperationState(_Loose):
+    phase: str | None = None
+    startedAt: str | None = None
+    finishedAt: str | None = None
+
+
+class ResourceRef(_Loose):
+    group: str | None = None
+    version: str | None = None
+    kind: str
+    namespace: str | None = None
+    name: str
+
+
+class Health(_Loose):
+    status: str | None = None
+
+
+class WebhookBody(_Loose):
+    """What Argo CD's notifications webhook must send (DESIGN.md section 4); other fields are ignored."""
+
+    app: AppRef
+    sync: SyncInfo
+    operationState: OperationState | None = None
+    health: Health | None = None
+    outOfSyncResources: list[ResourceRef] | None = None
+    argocdUrl: str | None = None
+
+    @property
+    def app_key(self) -> str:
+        return app_key(self.app.name, self.app.namespace)
+
+    def idempotency_key(self) -> str:
+        """app, revision, sync status and operation finish time: the notifications controller retries."""
+        finished = self.operationState.finishedAt if self.operationState else None
+        raw = "|".join([self.app.namespace or "", self.app.name, self.sync.revision or "", self.sync.status,
+                        finished or ""])  # fmt: skip
+        return "webhook:" + hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+
+# --- jobs ------------------------------------------------------------------------------------------------
+
+
+class _Job(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    version: Literal[1] = 1  # JOB_VERSION
+
+    def payload(self) -> dict[str, Any]:
+        """The JSON object the queue carries."""
+        return self.model_dump(mode="json")
+
+
+class WebhookJob(_Job):
+    """An accepted Argo CD alert: analyse the app and post (or update) its thread."""
+
+    type: Literal["webhook"] = "webhook"
+    body: WebhookBody
+    received: float
+    key: str
+    """The alert's idempotency key; a redelivered job with the same key does not count its sync twice."""
+
+    @property
+    def app(self) -> str:
+        return self.body.app.name
+
+
+class CommandJob(_Job):
+    """``/argo why|diff <app>``: analyse on demand and answer in the channel."""
+
+    type: Literal["command"] = "command"
+    command: Literal["why", "diff"]
+    app: str
+    app_namespace: str | None = None
+    channel: str
+    user: str
+    response_url: str | None = None
+
+
+class ButtonJob(_Job):
+    """A click on Show diff or Re-check; ``state`` is the opaque id the button carried."""
+
+    type: Literal["show_diff", "recheck"]
+    state: str
+    channel: str
+    thread_ts: str | None = None
+    user: str
+
+
+class NoteJob(_Job):
+    """A sentence to say in a thread (e.g. who muted the app), delivered with the queue's guarantees."""
+
+    type: Literal["note"] = "note"
+    channel: str
+    thread_ts: str | None = None
+    text: str
+
+
+Job = Annotated[WebhookJob | CommandJob | ButtonJob | NoteJob, Field(discriminator="type")]
+_JOB: TypeAdapter[Job] = TypeAdapter(Job)
+
+
+def parse_job(raw: dict[str, Any]) -> Job:
+    """The typed job of a queue entry, or :class:`JobRejected` saying why this replica cannot do it."""
+    version = raw.get("version", JOB_VERSION)  # entries from before versions had version 1's shape
+    if version != JOB_VERSION:
+        raise JobRejected(f"job version {version!r} (this replica reads version {JOB_VERSION})")
+    try:
+        return _JOB.validate_python(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "job"
+        raise JobRejected(f"unreadable {raw.get('type')!r} job: {where}: {err.get('msg', 'invalid')}") from e

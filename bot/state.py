@@ -1,0 +1,111 @@
+"""State the bot keeps in the store between messages, typed: the thread map and what buttons point at.
+
+The store (:mod:`bot.store`) keeps JSON; these models are what the rest of the bot reads and writes
+through it. Guarantees:
+
+* :class:`ThreadRef` is read leniently (unknown fields from a newer replica are dropped, an unreadable
+  entry reads as ``None``: it costs a new thread, never a lost alert);
+* button state (:class:`ReportState`, :class:`DigestState`) is saved under an opaque id whose kind
+  prefix is the model's :attr:`KIND`; :meth:`StateModel.load` answers ``None`` for an expired id, an
+  id of another kind, or a payload that does not validate (a button value comes from outside), never
+  an exception.
+
+The keys and their lifetimes are listed in :mod:`bot.store`, which owns them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.dataclasses import dataclass
+
+from bot.model import Report, report_from_dict
+from bot.slack.render import Alert
+
+if TYPE_CHECKING:
+    from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ThreadRef:
+    """Where the bot last talked about an app in Slack, and what it said there."""
+
+    app: str
+    channel: str
+    ts: str
+    fingerprint: str
+    status: Literal["drift", "synced", "failed"]
+    unsettled_syncs: int = 1
+    updated: float = 0.0
+    last_alert: str = ""
+    """Idempotency key of the last webhook counted, so that a redelivered job is not counted twice."""
+
+    @classmethod
+    def from_json_dict(cls, data: Any, app_key: str) -> ThreadRef | None:
+        try:
+            # Unknown fields are dropped so that a newer replica's extra field cannot break an older one mid-rollout.
+            known = {f.name for f in fields(cls)}
+            return cls(**{k: v for k, v in data.items() if k in known})
+        except (ValueError, TypeError, AttributeError):
+            # A thread map entry we cannot read only costs a new thread; it must not stop the alert.
+            log.warning("unreadable thread map entry for %s; starting a new thread", app_key)
+            return None
+
+
+class StateModel(BaseModel):
+    """State behind a button value: saved under ``<KIND>:<random>``, loaded back only as the same kind."""
+
+    model_config = ConfigDict(extra="ignore")
+    KIND: ClassVar[str]
+
+    async def save(self, store: Store, ttl_s: int) -> str:
+        return await store.put_state(self.KIND, self.model_dump(mode="json"), ttl_s)
+
+    @classmethod
+    async def load(cls, store: Store, state_id: str) -> Self | None:
+        if not state_id.startswith(f"{cls.KIND}:"):
+            return None
+        raw = await store.get_state(state_id)
+        if raw is None:
+            return None
+        try:
+            return cls.model_validate(raw)
+        except ValidationError:
+            log.warning("unreadable %s state %s; treated as expired", cls.KIND, state_id)
+            return None
+
+
+class DigestItem(BaseModel):
+    """One app waiting in (or listed by) the digest."""
+
+    alert: Alert
+    report: dict[str, Any]
+
+    def parsed_report(self) -> Report:
+        return report_from_dict(self.report)
+
+
+class ReportState(StateModel):
+    """What the buttons of an alert (Show diff, Mute, Re-check) act on."""
+
+    KIND: ClassVar[str] = "report"
+    app_key: str
+    app: str
+    app_namespace: str | None = None
+    alert: Alert
+    report: dict[str, Any]
+
+    def parsed_report(self) -> Report:
+        return report_from_dict(self.report)
+
+
+class DigestState(StateModel):
+    """The apps the current digest message lists, by app key, so that a later flush adds to it."""
+
+    KIND: ClassVar[str] = "digest"
+    items: dict[str, DigestItem]
