@@ -39,6 +39,7 @@ from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block
 
 from bot import wording
+from bot.analysis.managedfields import ARGOCD_MANAGERS
 from bot.model import Finding, Report
 
 __all__ = [
@@ -82,7 +83,6 @@ NOTE_LIMIT = 500
 TEXT_LIMIT = 1000
 HIDES_SHOWN = 5
 
-ARGO_MANAGERS = frozenset({"argocd-controller", "argocd-application-controller"})
 _SHA = re.compile(r"[0-9a-f]{40}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -390,7 +390,7 @@ def _resource_md(f: Finding) -> str:
 def _who(f: Finding) -> str | None:
     """The writer for a verdict: the object it acts for, and the manager unless that is Argo CD or the requester."""
     w = f.writer
-    manager = w.manager if w.manager and w.manager not in ARGO_MANAGERS and f.cause != "mutating-webhook" else None
+    manager = w.manager if w.manager and w.manager not in ARGOCD_MANAGERS and f.cause != "mutating-webhook" else None
     if w.object is not None:
         name = f"{w.object.namespace}/{w.object.name}" if w.object.namespace else w.object.name
         who = f"{_kind(w.object.kind)} {_code(name)}"
