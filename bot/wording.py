@@ -103,7 +103,7 @@ SYNCED_NOW = "`{app}` is Synced: nothing left to explain."
 
 
 # --- Slack ---
-# Every label and sentence of the Slack messages (bot/slack/render.py). These are plain text with mrkdwn
+# Every label and sentence of the Slack messages (bot/slack/render/). These are plain text with mrkdwn
 # emphasis (*bold*, `code`); the renderer escapes &, < and > in them and in every value it fills in, so
 # none of them may carry a link or an entity of its own. Placeholders are filled with values that are
 # already masked where they belong to a Secret.

@@ -1,4 +1,4 @@
-"""Slack rendering (bot/slack/render.py): golden files, Block Kit limits, escaping, Secrets, ``--format slack``.
+"""Slack rendering (bot/slack/render/): golden files, Block Kit limits, escaping, Secrets, ``--format slack``.
 
 Golden files live in tests/golden/slack/; ``UPDATE_GOLDEN=1 pytest tests/test_slack_render.py`` rewrites them
 (review the diff before committing). Goldens built from hand-made Reports always run; those built from the

@@ -1,0 +1,121 @@
+"""The parent message: the one message per drift episode in the channel.
+
+What it guarantees beyond :mod:`bot.slack.render.blocks`: the title, the facts (revision, project, unsettled
+syncs) and the buttons always fit; the warnings come before the verdicts, and the two share what is left of
+the message's budget (verdicts beyond it are counted in a "more in the thread" line).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from bot import wording
+from bot.model import Finding, Report
+from bot.slack.render.blocks import (
+    ACTION_MUTE,
+    ACTION_RECHECK,
+    ACTION_SHOW_DIFF,
+    MAX_SECTION,
+    MESSAGE_BUDGET,
+    JSONBlock,
+    Message,
+    actions_block,
+    context,
+    fit_section,
+    json_size,
+    message,
+    section,
+)
+from bot.slack.render.escaping import clip, code, cut_note, escape, fill, in_code, plural
+from bot.slack.render.inputs import Alert, Buttons
+from bot.slack.render.phrases import app_md, note_texts, report_counts, verdict, verdict_plain
+
+PARENT_VERDICTS = 10
+
+_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def _short_revision(revision: str) -> str:
+    return revision[:7] if _SHA.fullmatch(revision) else clip(revision, 40)
+
+
+def _facts(alert: Alert, *, unsettled: bool) -> str:
+    parts = []
+    if alert.revision:
+        parts.append(fill(wording.SLACK_REVISION, revision=code(_short_revision(alert.revision))))
+    if alert.project:
+        parts.append(fill(wording.SLACK_PROJECT, project=code(alert.project)))
+    if unsettled and alert.unsettled_syncs > 0:
+        parts.append(escape(plural(wording.SLACK_UNSETTLED, alert.unsettled_syncs)))
+    return " · ".join(parts)
+
+
+def _summary_plain(findings: Sequence[Finding], shown: int = 3) -> str:
+    parts = [verdict_plain(f) for f in findings[:shown]]
+    rest = len(findings) - shown
+    if rest > 0:
+        parts.append(wording.SLACK_AND_MORE.format(count=rest))
+    return "; ".join(parts)
+
+
+def parent_message(report: Report, alert: Alert, buttons: Buttons | None) -> Message:
+    """The one message per drift episode: app, revision, syncs, warnings first, one verdict per field, buttons.
+
+    ``alert.status`` "synced" turns it green (what had drifted stays listed, no buttons); "failed" says the
+    analysis failed (Re-check and Mute only). ``buttons=None`` leaves the actions block out. The title, the facts
+    and the buttons always fit; the warnings and the verdicts share what is left of the message's budget.
+    """
+    note = cut_note(alert.app)
+    app = app_md(alert)
+    counts = report_counts(report)
+    plain: list[str] = []
+    actions: list[str] = []
+
+    if alert.status == "synced":
+        title, icon = wording.SLACK_PARENT_SYNCED, wording.SLACK_ICON_SYNCED
+    elif alert.status == "failed":
+        title, icon = wording.SLACK_PARENT_FAILED, wording.SLACK_ICON_FAILED
+        actions = [ACTION_MUTE, ACTION_RECHECK]
+    else:
+        title = wording.SLACK_PARENT_DRIFT if report.findings else wording.SLACK_PARENT_DRIFT_NONE
+        icon = wording.SLACK_ICON_DRIFT
+        actions = [ACTION_MUTE, ACTION_RECHECK]
+        if report.findings:
+            actions.insert(0, ACTION_SHOW_DIFF)
+    head = [section(f"{icon} " + fill(title, app=app, **{k: escape(v) for k, v in counts.items()}), note)]
+    plain.append(title.format(app=alert.app, **counts) + ".")
+    facts = _facts(alert, unsettled=alert.status != "synced")
+    info = [context([facts], note)] if facts else []
+    tail = [actions_block(buttons, alert.app, actions)] if buttons is not None and actions else []
+    room = MESSAGE_BUDGET - json_size([*head, *info, *tail]) - 400  # 400: the "more in the thread" line, separators
+
+    warnings: list[JSONBlock] = []
+    if alert.status == "drift" and report.warnings:
+        text = "\n\n".join(f"{wording.SLACK_ICON_WARNING} {escape(w)}" for w in report.warnings)
+        block = fit_section(text, note, room - (2000 if report.findings else 0))
+        warnings = [block] if block is not None else []
+        room -= json_size(warnings)
+        plain.append(clip(report.warnings[0], 300))
+
+    body: list[JSONBlock] = []
+    if alert.status == "failed":
+        body.append(section(fill(wording.SLACK_PARENT_FAILED_HINT, app=in_code(alert.app)), note))
+    elif report.findings:
+        lines = [escape(wording.SLACK_SYNCED_WAS)] if alert.status == "synced" else []
+        header = len(lines)
+        for f in report.findings[:PARENT_VERDICTS]:
+            candidate = "\n".join([*lines, f"• {verdict(f)}"])
+            if len(lines) > header and (len(candidate) > MAX_SECTION - 200 or json_size(candidate) + 60 > room):
+                break
+            lines.append(f"• {verdict(f)}")
+        body.append(section("\n".join(lines), note))
+        rest = len(report.findings) - (len(lines) - header)
+        if alert.status == "drift":
+            more = [fill(wording.SLACK_MORE_IN_THREAD, count=str(rest))] if rest > 0 else []
+            body.append(context([*more, escape(wording.SLACK_SEE_THREAD)], note))
+        plain.append(_summary_plain(report.findings))
+    elif report.notes:
+        body.append(context(note_texts(report.notes[:3]), note))
+
+    return message(" ".join(plain), [*head, *warnings, *info, *body, *tail])

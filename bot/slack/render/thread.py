@@ -1,0 +1,162 @@
+"""The thread under the parent: per finding its evidence and its fix, then "What not to do" and the notes.
+
+What it guarantees beyond :mod:`bot.slack.render.blocks`: a finding's blocks (evidence, then fix) stay in one
+message whenever they fit in one, so the thread is split only between findings; every message carries a
+plain summary of the findings it holds ("part N of M"). The proposed rule is shown as YAML in a code block,
+exactly as the Report holds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import yaml
+
+from bot import wording
+from bot.model import Finding, Report
+from bot.slack.render.blocks import JSONBlock, Message, context, header, message, pack, section
+from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, plural, value_md
+from bot.slack.render.inputs import Alert
+from bot.slack.render.phrases import (
+    POINTER_LIMIT,
+    app_md,
+    kind_md,
+    note_texts,
+    report_counts,
+    verdict,
+    verdict_plain,
+)
+
+HIDES_SHOWN = 5
+
+
+def _owner_line(f: Finding) -> str:
+    w = f.writer
+    if w.manager is None:
+        return escape(wording.SLACK_NO_OWNER)
+    sub = fill(wording.SLACK_OWNER_SUBRESOURCE, subresource=code(w.subresource)) if w.subresource else ""
+    return fill(
+        wording.SLACK_OWNER,
+        manager=code(w.manager),
+        operation=escape(clip(w.operation or "?", 40)),
+        subresource=sub,
+        time=escape(clip(w.time, 60)) if w.time else escape(wording.SLACK_UNKNOWN_TIME),
+    )
+
+
+def _evidence_section(f: Finding, number: int, total: int, note: str) -> JSONBlock:
+    w = f.writer
+    title = wording.CAUSE_TITLES.get(f.cause, f.cause)
+    lines = [
+        fill(wording.SLACK_FINDING_TITLE, number=str(number), total=str(total), verdict=verdict(f)),
+        fill(wording.SLACK_CAUSE, cause=code(f.cause), title=escape(title), confidence=escape(f.confidence)),
+    ]
+    if f.explanation:
+        lines.append(escape(f.explanation))
+    lines.append(escape(wording.SLACK_EVIDENCE))
+    bullets = [_owner_line(f)]
+    if w.co_owners:
+        owners = ", ".join(code(o) for o in w.co_owners[:10])
+        bullets.append(fill(wording.SLACK_CO_OWNERS, owners=owners))
+    if w.object is not None:
+        name = f"{w.object.namespace}/{w.object.name}" if w.object.namespace else w.object.name
+        bullets.append(fill(wording.SLACK_OBJECT, object=f"{kind_md(w.object.kind)} {code(name)}"))
+    # the analysis' own evidence; its managedFields line is the owner line above
+    bullets += [escape(clip(e, 600)) for e in f.evidence if not e.startswith("managedFields:")]
+    bullets.append(fill(wording.SLACK_VALUES, desired=value_md(f.desired), live=value_md(f.live)))
+    lines += [f"• {b}" for b in bullets]
+    return section("\n".join(lines), note)
+
+
+def _hides(f: Finding) -> str:
+    shown = [code(p, POINTER_LIMIT) for p in f.fix.hides[:HIDES_SHOWN]]
+    rest = len(f.fix.hides) - HIDES_SHOWN
+    if rest > 0:
+        shown.append(escape(wording.SLACK_AND_MORE.format(count=rest)))
+    return ", ".join(shown) if shown else code(f.pointer, POINTER_LIMIT)
+
+
+def _fix_section(f: Finding, note: str) -> JSONBlock:
+    fix = f.fix
+    better = fill(wording.SLACK_BETTER_FIX, alternative=escape(fix.alternative)) if fix.alternative else ""
+    if fix.rule is None:
+        if fix.verified is False:
+            reason = wording.RULE_NOT_VERIFIED
+        else:
+            reason = wording.SLACK_NO_RULE_REASONS.get(f.cause, wording.SLACK_NO_RULE_REASONS["unknown"])
+        lines = [fill(wording.SLACK_NO_RULE, reason=escape(reason))]
+        return section("\n".join([*lines, better] if better else lines), note)
+
+    rule_yaml = yaml.safe_dump([fix.rule], sort_keys=False, default_flow_style=False, allow_unicode=True, width=1000)
+    rule = [
+        fill(wording.SLACK_FALLBACK_RULE if fix.fallback else wording.SLACK_RULE, hides=_hides(f)),
+        code_block(rule_yaml.rstrip("\n")),
+    ]
+    if fix.sync_options:
+        options = yaml.safe_dump(list(fix.sync_options), default_flow_style=False, allow_unicode=True, width=1000)
+        rule += [escape(wording.SLACK_SYNC_OPTIONS), code_block(options.rstrip("\n"))]
+    if fix.verified is False:
+        rule.append(f"{wording.SLACK_ICON_ERROR} {escape(wording.SLACK_RULE_UNVERIFIED)}")
+    parts = ([better] if better else []) + rule if fix.fallback else rule + ([better] if better else [])
+    return section("\n".join(parts), note)
+
+
+def _app_facts(report: Report) -> str | None:
+    facts = report.application
+    if not facts:
+        return None
+    if facts.get("automated"):
+        sync = wording.SLACK_SYNC_SELF_HEAL if facts.get("self_heal") else wording.SLACK_SYNC_AUTOMATED
+    else:
+        sync = wording.SLACK_SYNC_MANUAL
+    respect = wording.SLACK_ON if facts.get("respect_ignore_differences") else wording.SLACK_OFF
+    existing = len(facts.get("ignore_differences") or [])
+    return fill(wording.SLACK_THREAD_APP_FACTS, sync=escape(sync), respect=escape(respect), existing=str(existing))
+
+
+def _notes_groups(notes: Sequence[str], note: str) -> list[tuple[list[JSONBlock], str]]:
+    texts = note_texts(notes)
+    return [([context(texts[i : i + 10], note)], "") for i in range(0, len(texts), 10)]
+
+
+def thread_messages(report: Report, alert: Alert) -> list[Message]:
+    """The thread under the parent: one section pair per finding, then "What not to do" and the notes.
+
+    Split into as many messages as needed so that each stays within the limits of :mod:`bot.slack.render`.
+    """
+    note = cut_note(alert.app)
+    app = app_md(alert)
+    if not report.findings:
+        resources = plural(wording.SLACK_RESOURCES, report.resources_compared)
+        clean = [
+            ([section(fill(wording.SLACK_NO_DRIFT, resources=escape(resources), app=app), note)], ""),
+            *_notes_groups(report.notes, note),
+        ]
+        plain = wording.SLACK_NO_DRIFT.format(resources=resources, app=alert.app)
+        return [message(plain, blocks) for blocks, _ in pack(clean)]
+
+    counts = {k: escape(v) for k, v in report_counts(report).items()}
+    head = [section(fill(wording.SLACK_THREAD_TITLE, app=app, compared=str(report.resources_compared), **counts), note)]
+    facts = _app_facts(report)
+    if facts:
+        head.append(context([facts], note))
+    total = len(report.findings)
+    groups: list[tuple[list[JSONBlock], str]] = []
+    for number, f in enumerate(report.findings, 1):
+        blocks = [*head] if number == 1 else [{"type": "divider"}]
+        blocks += [_evidence_section(f, number, total, note), _fix_section(f, note)]
+        groups.append((blocks, verdict_plain(f)))
+    packed = pack(groups)
+
+    messages = []
+    for part, (blocks, summaries) in enumerate(packed, 1):
+        plain = wording.SLACK_TEXT_THREAD.format(
+            app=alert.app, part=part, parts=len(packed), findings="; ".join(summaries)
+        )
+        messages.append(message(plain, blocks))
+
+    do_not = [header(wording.SLACK_DO_NOT_TITLE), section("\n".join(f"• {escape(d)}" for d in wording.DO_NOT), note)]
+    final = pack([(do_not, ""), *_notes_groups(report.notes, note)])
+    advice = " ".join(wording.DO_NOT)
+    messages += [message(wording.SLACK_TEXT_DO_NOT.format(advice=advice), blocks) for blocks, _ in final]
+    return messages
