@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass
 
-from bot.model import Report, report_from_dict
-from bot.slack.render import Alert
+from bot.model import Alert, Report, report_from_dict
 
 if TYPE_CHECKING:
     from bot.store import Store

@@ -32,9 +32,6 @@ a resource and a finding are named), then one module per kind of message: :mod:`
 from __future__ import annotations
 
 from bot.slack.render.blocks import (
-    ACTION_MUTE,
-    ACTION_RECHECK,
-    ACTION_SHOW_DIFF,
     ACTIONS_BLOCK_ID,
     MAX_BLOCKS,
     MAX_SECTION,
@@ -52,9 +49,6 @@ from bot.slack.render.thread import thread_messages
 
 __all__ = [
     "ACTIONS_BLOCK_ID",
-    "ACTION_MUTE",
-    "ACTION_RECHECK",
-    "ACTION_SHOW_DIFF",
     "MAX_BLOCKS",
     "MAX_SECTION",
     "MESSAGE_BUDGET",

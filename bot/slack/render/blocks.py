@@ -28,12 +28,10 @@ from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block
 
 from bot import wording
+from bot.jobs import ActionId
 from bot.slack.render.escaping import clip, cut, escape, fill, in_code
 from bot.slack.render.inputs import Buttons
 
-ACTION_SHOW_DIFF = "show_diff"
-ACTION_MUTE = "mute"
-ACTION_RECHECK = "recheck"
 ACTIONS_BLOCK_ID = "argo-why-actions"
 """The parent's button block, so that a caller can find and replace it."""
 
@@ -116,12 +114,12 @@ def _mute_confirm(app: str) -> dict[str, Any]:
 def actions_block(buttons: Buttons, app: str, which: Sequence[str]) -> JSONBlock:
     """The parent's actions block (:data:`ACTIONS_BLOCK_ID`) with the buttons named in ``which``, in fixed order."""
     elements = []
-    if ACTION_SHOW_DIFF in which:
-        elements.append(button(wording.SLACK_BUTTON_SHOW_DIFF, ACTION_SHOW_DIFF, buttons.show_diff))
-    if ACTION_MUTE in which:
-        elements.append(button(wording.SLACK_BUTTON_MUTE, ACTION_MUTE, buttons.mute, _mute_confirm(app)))
-    if ACTION_RECHECK in which:
-        elements.append(button(wording.SLACK_BUTTON_RECHECK, ACTION_RECHECK, buttons.recheck))
+    if ActionId.SHOW_DIFF in which:
+        elements.append(button(wording.SLACK_BUTTON_SHOW_DIFF, ActionId.SHOW_DIFF, buttons.show_diff))
+    if ActionId.MUTE in which:
+        elements.append(button(wording.SLACK_BUTTON_MUTE, ActionId.MUTE, buttons.mute, _mute_confirm(app)))
+    if ActionId.RECHECK in which:
+        elements.append(button(wording.SLACK_BUTTON_RECHECK, ActionId.RECHECK, buttons.recheck))
     return {"type": "actions", "block_id": ACTIONS_BLOCK_ID, "elements": elements}
 
 

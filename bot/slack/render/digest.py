@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import Counter
 
 from bot import wording
+from bot.jobs import ActionId
 from bot.model import Report
 from bot.slack.render.blocks import (
-    ACTION_RECHECK,
     MAX_BLOCKS,
     MESSAGE_BUDGET,
     JSONBlock,
@@ -78,7 +78,7 @@ def digest_message(items: list[tuple[Alert, Report | None]], buttons: dict[str, 
         block = section(text, note)
         ids = (buttons or {}).get(alert.app)
         if ids is not None:
-            block["accessory"] = button(wording.SLACK_BUTTON_DETAILS, ACTION_RECHECK, ids.recheck)
+            block["accessory"] = button(wording.SLACK_BUTTON_DETAILS, ActionId.RECHECK, ids.recheck)
         last = shown == len(items) - 1
         if len(blocks) + (1 if last else 2) > MAX_BLOCKS or size + json_size(block) + 2 + (0 if last else reserve) > (
             MESSAGE_BUDGET

@@ -11,11 +11,9 @@ import re
 from collections.abc import Sequence
 
 from bot import wording
+from bot.jobs import ActionId
 from bot.model import Finding, Report
 from bot.slack.render.blocks import (
-    ACTION_MUTE,
-    ACTION_RECHECK,
-    ACTION_SHOW_DIFF,
     MAX_SECTION,
     MESSAGE_BUDGET,
     JSONBlock,
@@ -76,13 +74,13 @@ def parent_message(report: Report, alert: Alert, buttons: Buttons | None) -> Mes
         title, icon = wording.SLACK_PARENT_SYNCED, wording.SLACK_ICON_SYNCED
     elif alert.status == "failed":
         title, icon = wording.SLACK_PARENT_FAILED, wording.SLACK_ICON_FAILED
-        actions = [ACTION_MUTE, ACTION_RECHECK]
+        actions = [ActionId.MUTE, ActionId.RECHECK]
     else:
         title = wording.SLACK_PARENT_DRIFT if report.findings else wording.SLACK_PARENT_DRIFT_NONE
         icon = wording.SLACK_ICON_DRIFT
-        actions = [ACTION_MUTE, ACTION_RECHECK]
+        actions = [ActionId.MUTE, ActionId.RECHECK]
         if report.findings:
-            actions.insert(0, ACTION_SHOW_DIFF)
+            actions.insert(0, ActionId.SHOW_DIFF)
     head = [section(f"{icon} " + fill(title, app=app, **{k: escape(v) for k, v in counts.items()}), note)]
     plain.append(title.format(app=alert.app, **counts) + ".")
     facts = _facts(alert, unsettled=alert.status != "synced")
