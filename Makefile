@@ -21,6 +21,7 @@ test: $(STAMP)
 	$(BIN)/ruff check bot tests bench
 	$(BIN)/ruff format --check bot tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/pytest
 
 bench: $(STAMP)
