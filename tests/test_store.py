@@ -457,6 +457,81 @@ def test_lock_has_exactly_one_winner_among_concurrent_replicas(kit: StoreKit) ->
     run(body())
 
 
+# --- approvals, pull requests, audit ---------------------------------------------------------------------------
+
+
+def test_approvals_count_each_user_once_keep_the_first_time_and_expire(kit: StoreKit) -> None:
+    async def body() -> None:
+        async with kit.open() as s:
+            t0 = kit.now()
+            first = await s.add_approval("shop:abc", "U1", {"origin": "parent"}, t0, DAY)
+            assert set(first) == {"U1"} and first["U1"]["at"] == t0 and first["U1"]["origin"] == "parent"
+            await kit.advance(60)
+            again = await s.add_approval("shop:abc", "U1", {"origin": "thread"}, t0 + 60, DAY)
+            assert again == first  # the same person twice never counts twice, nor moves forward in time
+            both = await s.add_approval("shop:abc", "U2", {}, t0 + 60, DAY)
+            assert set(both) == {"U1", "U2"}
+            assert set(await s.add_approval("shop:other", "U3", {}, t0 + 60, DAY)) == {"U3"}  # per fix
+            await s.clear_approvals("shop:abc")
+            assert set(await s.add_approval("shop:abc", "U2", {}, t0 + 61, DAY)) == {"U2"}
+            await kit.advance(DAY + 1)  # 24 h after the last add: all gone
+            assert set(await s.add_approval("shop:abc", "U1", {}, t0 + DAY + 62, DAY)) == {"U1"}
+
+    run(body())
+
+
+def test_an_approval_older_than_the_ttl_does_not_count_even_if_the_key_lives_on(kit: StoreKit) -> None:
+    async def body() -> None:
+        async with kit.open() as s:
+            t0 = kit.now()
+            await s.add_approval("shop:abc", "U1", {}, t0, DAY)
+            await kit.advance(DAY - 10)
+            await s.add_approval("shop:abc", "U2", {}, t0 + DAY - 10, DAY)  # renews the key's TTL...
+            await kit.advance(20)
+            fresh = await s.add_approval("shop:abc", "U3", {}, t0 + DAY + 10, DAY)
+            assert set(fresh) == {"U2", "U3"}  # ...but U1's approval is 24 h old: expired
+
+    run(body())
+
+
+def test_concurrent_approvals_by_different_users_all_count(kit: StoreKit) -> None:
+    async def body() -> None:
+        async with kit.open() as s:
+            now = kit.now()
+            results = await asyncio.gather(*(s.add_approval("f", f"U{i}", {}, now, DAY) for i in range(10)))
+            assert max(len(r) for r in results) == 10
+            assert sorted(len(r) for r in results) == list(range(1, 11))  # each add saw the ones before it
+
+    run(body())
+
+
+def test_pull_request_records_round_trip_and_are_listed(kit: StoreKit) -> None:
+    async def body() -> None:
+        async with kit.open() as s:
+            assert await s.get_pr("shop:abc") is None and await s.list_prs() == {}
+            await s.save_pr("shop:abc", {"number": 42, "url": "https://github.com/acme/gitops/pull/42"})
+            await s.save_pr("web:def", {"number": 7})
+            assert (await s.get_pr("shop:abc") or {})["number"] == 42
+            assert list(await s.list_prs()) == ["shop:abc", "web:def"]
+            await s.forget_pr("shop:abc")
+            assert list(await s.list_prs()) == ["web:def"]
+
+    run(body())
+
+
+def test_audit_records_are_appended_in_order(kit: StoreKit) -> None:
+    async def body() -> None:
+        async with kit.open() as s:
+            await s.append_audit({"user": "U1", "decision": "refused", "reason": "not an approver"})
+            await s.append_audit({"user": "U2", "decision": "approved", "count": "1"})
+            assert await s.read_audit() == [
+                {"user": "U1", "decision": "refused", "reason": "not an approver"},
+                {"user": "U2", "decision": "approved", "count": "1"},
+            ]
+
+    run(body())
+
+
 # --- Redis specifics: keys, TTLs, outages ---------------------------------------------------------------------
 
 
@@ -474,6 +549,9 @@ def test_redis_uses_exactly_the_documented_keys_each_with_a_ttl(redis_url: str) 
             await store.add_to_digest("argocd/web", {"x": 1})
             await store.acquire_lock("sweep", "r1", 45)
             await store.refresh_lock("sweep", "r1", 50)
+            await store.add_approval("argocd/web:abc", "U1", {}, now, DAY)
+            await store.save_pr("argocd/web:abc", {"number": 1})
+            await store.append_audit({"user": "U1"})
             expected = {
                 f"{PREFIX}seen:k": 120,
                 f"{PREFIX}thread:argocd/web": THREAD_TTL_S,
@@ -482,8 +560,12 @@ def test_redis_uses_exactly_the_documented_keys_each_with_a_ttl(redis_url: str) 
                 f"{PREFIX}alerts": 300,
                 f"{PREFIX}digest": 7 * DAY,
                 f"{PREFIX}lock:sweep": 50,
+                f"{PREFIX}approvals:argocd/web:abc": DAY,
+                f"{PREFIX}prs": 90 * DAY,
             }
-            assert {k async for k in raw.scan_iter("*")} == set(expected)
+            # the audit stream has no TTL on purpose (a record of decisions); it is capped instead
+            assert {k async for k in raw.scan_iter("*")} == {*expected, f"{PREFIX}audit"}
+            assert await raw.pttl(f"{PREFIX}audit") == -1 and await raw.xlen(f"{PREFIX}audit") == 1
             for key, ttl in expected.items():
                 assert ttl - 2 <= await raw.pttl(key) / 1000 <= ttl, key
         finally:
@@ -525,6 +607,14 @@ STORE_OPS: list[tuple[str, Callable[[RedisStore], Awaitable[object]]]] = [
     ("acquire_lock", lambda s: s.acquire_lock("l", "o", 30)),
     ("refresh_lock", lambda s: s.refresh_lock("l", "o", 30)),
     ("release_lock", lambda s: s.release_lock("l", "o")),
+    ("add_approval", lambda s: s.add_approval("f", "U1", {}, time.time(), 60)),
+    ("clear_approvals", lambda s: s.clear_approvals("f")),
+    ("save_pr", lambda s: s.save_pr("f", {})),
+    ("get_pr", lambda s: s.get_pr("f")),
+    ("list_prs", lambda s: s.list_prs()),
+    ("forget_pr", lambda s: s.forget_pr("f")),
+    ("append_audit", lambda s: s.append_audit({"a": "b"})),
+    ("read_audit", lambda s: s.read_audit()),
 ]
 
 

@@ -1,107 +1,27 @@
-"""The durable work queue between the HTTP edge and the workers: at-least-once delivery with retries.
+""":class:`RedisQueue`: the :class:`bot.queue.WorkQueue` on a Redis stream read through one consumer group.
 
-One interface, :class:`WorkQueue`, two implementations:
-
-* :class:`RedisQueue` -- a Redis stream read through one consumer group, shared by every replica;
-* :class:`MemoryQueue` -- the same semantics inside one process (``REDIS_URL`` unset): one replica only, and
-  queued work is lost on restart. Its clock is injectable so tests can make entries idle without sleeping.
-
-What callers can rely on (both implementations):
-
-* every enqueued job is delivered to exactly one consumer at a time, and stays *pending* (delivered, not
-  acknowledged) until that consumer calls :meth:`WorkQueue.ack` -- which the worker does only after Slack
-  accepted the message. A consumer that dies leaves its entries pending; once they have been idle for
-  ``min_idle_ms``, :meth:`WorkQueue.claim_stale` hands them to another consumer with ``deliveries`` counting
-  every delivery so far (1 on the first read, 2 after the first claim, ...). Nothing is ever dropped silently:
-  an entry leaves the queue by ``ack`` or by :meth:`WorkQueue.dead_letter`, which records why;
-* jobs are JSON objects; a job that is not JSON-serialisable is refused at enqueue (``TypeError``). A stream
-  entry that cannot be decoded (written by something else) is dead-lettered on sight, never handed out;
-* :meth:`WorkQueue.depth` counts entries not yet acknowledged (waiting + pending), :meth:`WorkQueue.pending`
-  the delivered-but-unacknowledged ones; both are cheap enough for every metrics scrape;
-* Redis connection failures and timeouts surface as :class:`bot.store.StoreUnavailable` naming the host,
-  never the password. If Redis comes back empty (restart without persistence, failover to an empty replica)
-  the consumer group is recreated on the next read instead of failing forever with NOGROUP.
-
-Redis keys (names are constructor arguments; these are the defaults):
-
-=====================  ==========================================================  ================================
-key                    value                                                       lifetime
-=====================  ==========================================================  ================================
-``argo-why:jobs``      stream; field ``job`` = JSON job. Consumer group            no TTL: acked entries are deleted
-                       ``workers`` (with its pending-entries list) lives in it.    (XDEL); capped at ~``maxlen``
-``argo-why:dead``      stream; fields ``id``, ``job``, ``reason``,                  no TTL; capped at ~10 000
-                       ``deliveries``, ``at`` -- jobs given up on                   entries, oldest dropped
-=====================  ==========================================================  ================================
-
-The ``maxlen`` cap (approximate, ``MAXLEN ~``) exists only so that a backlog with every worker down cannot
-exhaust Redis memory: when it is reached the *oldest* entries are dropped even if unacknowledged.
+Shared by every replica; the keys are listed in :mod:`bot.queue`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 import redis.asyncio
 import redis.exceptions
 from redis.typing import EncodableT, FieldT
 
+from bot.queue.base import DEAD_MAXLEN, Entry
 from bot.store import RedisGuard, connect, json_object, text
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("bot.queue")
 
-DEAD_MAXLEN = 10_000
 # XAUTOCLAIM examines at most 10 x COUNT pending entries per call; a few rounds find stale entries behind
 # a long run of busy ones without turning one claim_stale into an unbounded scan.
 _CLAIM_ROUNDS = 5
-
-
-@dataclass
-class Entry:
-    id: str
-    job: dict[str, Any]
-    deliveries: int
-
-
-class WorkQueue(Protocol):
-    async def ensure(self) -> None:
-        """Create the stream and consumer group if missing (idempotent; safe on every start of every replica)."""
-        ...
-
-    async def enqueue(self, job: dict[str, Any]) -> str:
-        """Queue ``job``; the returned entry id is what the webhook answers with."""
-        ...
-
-    async def read(self, consumer: str, count: int = 1, block_ms: int = 1000) -> list[Entry]:
-        """New entries for ``consumer`` (deliveries == 1), waiting up to ``block_ms`` (0: do not wait)."""
-        ...
-
-    async def ack(self, entry_id: str) -> None:
-        """Done with the entry: remove it. Unknown or already-acked ids are ignored."""
-        ...
-
-    async def claim_stale(self, consumer: str, min_idle_ms: int, count: int = 10) -> list[Entry]:
-        """Take over entries delivered to anyone and not acked for ``min_idle_ms``, oldest first."""
-        ...
-
-    async def dead_letter(self, entry: Entry, reason: str) -> None:
-        """Give up on the entry: record it with ``reason`` in the dead-letter stream, then remove it."""
-        ...
-
-    async def depth(self) -> int: ...
-
-    async def pending(self) -> int: ...
-
-    async def close(self) -> None: ...
-
-
-# --- Redis ---------------------------------------------------------------------------------------------------
 
 
 class RedisQueue:
@@ -293,123 +213,3 @@ class RedisQueue:
                     raise
                 return 0
         return int(summary["pending"])
-
-
-# --- memory --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Delivery:
-    consumer: str
-    at: float
-    deliveries: int
-
-
-def _id_key(entry_id: str) -> tuple[int, int]:
-    ms, _, seq = entry_id.partition("-")
-    return int(ms), int(seq)
-
-
-class MemoryQueue:
-    """:class:`WorkQueue` in this process, with Redis stream semantics (ids ``<ms>-<seq>``, pending list).
-
-    ``clock`` drives ids and idle times; waiting in :meth:`read` uses the event loop's real time, so a frozen
-    test clock cannot make a blocking read hang.
-    """
-
-    def __init__(self, clock: Callable[[], float] = time.time, maxlen: int = 100_000) -> None:
-        self._clock = clock
-        self.maxlen = maxlen
-        self._entries: dict[str, str] = {}  # id -> job JSON, in id order: the stream
-        self._waiting: deque[str] = deque()  # never delivered, oldest first
-        self._pending: dict[str, _Delivery] = {}
-        self._dead: list[dict[str, Any]] = []
-        self._last = (0, -1)
-        self._wakeups: list[asyncio.Future[None]] = []
-
-    async def close(self) -> None:
-        return None
-
-    async def ensure(self) -> None:
-        return None
-
-    async def enqueue(self, job: dict[str, Any]) -> str:
-        value = json.dumps(job)
-        ms = int(self._clock() * 1000)
-        # Like Redis: ids grow strictly even when the clock stands still or steps back.
-        self._last = (ms, 0) if ms > self._last[0] else (self._last[0], self._last[1] + 1)
-        entry_id = f"{self._last[0]}-{self._last[1]}"
-        self._entries[entry_id] = value
-        self._waiting.append(entry_id)
-        while len(self._entries) > self.maxlen:
-            oldest = next(iter(self._entries))
-            del self._entries[oldest]
-            self._pending.pop(oldest, None)
-            if self._waiting and self._waiting[0] == oldest:
-                self._waiting.popleft()
-        for f in self._wakeups:
-            if not f.done():
-                f.set_result(None)
-        return entry_id
-
-    def _take(self, consumer: str, count: int) -> list[Entry]:
-        out: list[Entry] = []
-        now = self._clock()
-        while self._waiting and len(out) < count:
-            entry_id = self._waiting.popleft()
-            self._pending[entry_id] = _Delivery(consumer, now, 1)
-            out.append(Entry(entry_id, json.loads(self._entries[entry_id]), 1))
-        return out
-
-    async def read(self, consumer: str, count: int = 1, block_ms: int = 1000) -> list[Entry]:
-        entries = self._take(consumer, count)
-        if entries or block_ms <= 0:
-            return entries
-        wakeup: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._wakeups.append(wakeup)
-        try:
-            await asyncio.wait({wakeup}, timeout=block_ms / 1000)
-        finally:
-            self._wakeups.remove(wakeup)
-        return self._take(consumer, count)
-
-    async def ack(self, entry_id: str) -> None:
-        self._pending.pop(entry_id, None)
-        if self._entries.pop(entry_id, None) is not None and entry_id in self._waiting:
-            self._waiting.remove(entry_id)  # acked before delivery: XDEL removes it from the stream too
-
-    async def claim_stale(self, consumer: str, min_idle_ms: int, count: int = 10) -> list[Entry]:
-        if count <= 0:
-            return []
-        now = self._clock()
-        out: list[Entry] = []
-        for entry_id in sorted(self._pending, key=_id_key):
-            d = self._pending[entry_id]
-            if (now - d.at) * 1000 >= min_idle_ms:
-                d.consumer, d.at, d.deliveries = consumer, now, d.deliveries + 1
-                out.append(Entry(entry_id, json.loads(self._entries[entry_id]), d.deliveries))
-                if len(out) >= count:
-                    break
-        return out
-
-    async def dead_letter(self, entry: Entry, reason: str) -> None:
-        record = {"id": entry.id, "job": json.loads(json.dumps(entry.job)), "reason": reason}
-        self._dead.append({**record, "deliveries": entry.deliveries, "at": self._clock()})
-        del self._dead[:-DEAD_MAXLEN]
-        await self.ack(entry.id)
-
-    async def dead_letters(self, count: int = 100) -> list[dict[str, Any]]:
-        """As :meth:`RedisQueue.dead_letters`."""
-        return [dict(d) for d in self._dead[:count]]
-
-    async def depth(self) -> int:
-        return len(self._entries)
-
-    async def pending(self) -> int:
-        return len(self._pending)
-
-
-if TYPE_CHECKING:
-    # mypy proves here that both implementations satisfy the protocol.
-    def _conforms(r: RedisQueue, m: MemoryQueue) -> tuple[WorkQueue, WorkQueue]:
-        return r, m

@@ -1,0 +1,84 @@
+"""Shared state of the bot: dedupe marks, the Slack thread map, button state, mutes, alert rate, digest and locks.
+
+One interface, :class:`Store`, two implementations:
+
+* :class:`RedisStore` -- what every multi-replica install uses. All replicas see the same state; every write
+  is a single Redis command, a MULTI/EXEC transaction or a Lua script, so two replicas racing on the same key
+  cannot both win (dedupe, locks) and a digest drain cannot lose or duplicate an entry.
+* :class:`MemoryStore` -- used when ``REDIS_URL`` is unset: the same behaviour inside one process, lost on
+  restart, and therefore only correct with exactly one replica. Its clock is injectable so that tests (and
+  only tests) can move time.
+
+Guarantees common to both:
+
+* every key has a bounded lifetime (the table below), so the store never grows without limit;
+* values are JSON: what comes back from :meth:`Store.get_state` or :meth:`Store.get_thread` is a copy, never
+  the caller's object, and a payload that is not JSON-serialisable is refused (``TypeError``) by both;
+* state ids handed to Slack are opaque (``<kind>:<16 random url-safe chars>``, at most 49 characters) and an id
+  that does not have that shape is answered with ``None`` without touching Redis, because button values come
+  back from the outside world;
+* a Redis connection failure or timeout surfaces as :class:`StoreUnavailable` (never a raw ``redis`` error);
+  its message names the Redis host and port but never the password.
+
+Redis keys (``<p>`` is the prefix, ``argo-why:`` by default):
+
+=====================================  ======================================================  ======================
+key                                    value                                                    lifetime
+=====================================  ======================================================  ======================
+``<p>seen:<key>``                      ``"1"`` -- dedupe mark; ``forget`` deletes it           ``ttl_s`` of the call
+``<p>thread:<app_key>``                JSON :class:`ThreadRef` (Slack thread of the app)       30 days, reset on save
+``<p>state:<kind>:<token>``            JSON payload behind a button value                      ``ttl_s`` of the call
+``<p>mute:<app_key>``                  JSON ``{"until": epoch s, "by": user id}``              expires at ``until``
+``<p>alerts``                          sorted set: app_key scored by its last alert time       ``window_s`` of the last
+                                                                                                call, trimmed each call
+``<p>digest``                          hash app_key -> JSON payload waiting for the digest     7 days after the last
+                                                                                                add
+``<p>lock:<name>``                     owner id of a lock (scheduler leader, one PR per fix)   ``ttl_s``, PX precision
+``<p>approvals:<fix_id>``              hash user id -> JSON ``{"at": epoch s, ...}``: who      ``ttl_s`` of the last
+                                       approved a fix (the first time of each user is kept)    add (24 h)
+``<p>prs``                             hash fix_id -> JSON record of a pull request the bot     90 days after the last
+                                       opened, until it is merged or closed                    write
+``<p>audit``                           stream: every approval decision (who, when, what,       no TTL; capped at
+                                       allowed or refused), fields as given                    ~100 000 entries
+=====================================  ======================================================  ======================
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.state import ThreadRef
+from bot.store.base import (
+    AUDIT_MAXLEN,
+    DIGEST_TTL_S,
+    PR_TTL_S,
+    THREAD_TTL_S,
+    Store,
+    StoreUnavailable,
+    json_object,
+    text,
+)
+from bot.store.connection import RedisGuard, connect
+from bot.store.in_memory import MemoryStore
+from bot.store.on_redis import RedisStore
+
+__all__ = [
+    "AUDIT_MAXLEN",
+    "DIGEST_TTL_S",
+    "PR_TTL_S",
+    "THREAD_TTL_S",
+    "MemoryStore",
+    "RedisGuard",
+    "RedisStore",
+    "Store",
+    "StoreUnavailable",
+    "ThreadRef",
+    "connect",
+    "json_object",
+    "text",
+]
+
+if TYPE_CHECKING:
+    # mypy proves here that both implementations satisfy the protocol.
+    def _conforms(r: RedisStore, m: MemoryStore) -> tuple[Store, Store]:
+        return r, m

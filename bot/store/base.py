@@ -1,0 +1,159 @@
+"""The store's contract: the :class:`Store` protocol, its one error, and the pieces both implementations share.
+
+Nothing here touches Redis; :mod:`bot.store.on_redis` and :mod:`bot.store.in_memory` implement the protocol
+(the key table is in :mod:`bot.store`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import secrets
+from typing import Any, Protocol
+
+from bot.errors import ArgoWhyError
+from bot.state import ThreadRef
+
+log = logging.getLogger("bot.store")
+
+THREAD_TTL_S = 30 * 24 * 3600
+PR_TTL_S = 90 * 24 * 3600
+AUDIT_MAXLEN = 100_000
+# The digest job runs every few hours; a buffer nobody drained for a week is about a bot that was down.
+DIGEST_TTL_S = 7 * 24 * 3600
+
+KIND_PATTERN = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+# token_urlsafe(12) is exactly 16 characters of the url-safe base64 alphabet.
+STATE_ID = re.compile(r"[a-z][a-z0-9_-]{0,31}:[A-Za-z0-9_-]{16}")
+
+
+class StoreUnavailable(ArgoWhyError):
+    """Redis is down, unreachable or read-only; the operation did not happen (or its outcome is unknown)."""
+
+    def __init__(self, message: str, *, where: str, op: str) -> None:
+        self.where = where
+        self.op = op
+        super().__init__(message)
+
+
+class Store(Protocol):
+    async def ping(self) -> None: ...
+
+    async def first_seen(self, key: str, ttl_s: int) -> bool:
+        """True exactly once per ``key`` within ``ttl_s`` seconds, across all replicas."""
+        ...
+
+    async def forget(self, key: str) -> None:
+        """Undo :meth:`first_seen` for ``key``: the next first_seen is True again (the enqueue after it failed)."""
+        ...
+
+    async def get_thread(self, app_key: str) -> ThreadRef | None: ...
+
+    async def save_thread(self, ref: ThreadRef, app_key: str) -> None: ...
+
+    async def put_state(self, kind: str, payload: dict[str, Any], ttl_s: int) -> str: ...
+
+    async def get_state(self, state_id: str) -> dict[str, Any] | None: ...
+
+    async def set_mute(self, app_key: str, until: float, by: str) -> None: ...
+
+    async def mute_until(self, app_key: str, now: float) -> float | None: ...
+
+    async def note_alert(self, app_key: str, now: float, window_s: int) -> int:
+        """Record an alert for ``app_key``; return how many distinct apps alerted in the last ``window_s``."""
+        ...
+
+    async def add_to_digest(self, app_key: str, payload: dict[str, Any]) -> None:
+        """Buffer ``payload`` for the next digest; a later add for the same app replaces the earlier one."""
+        ...
+
+    async def drain_digest(self) -> list[dict[str, Any]]:
+        """Take every buffered payload (sorted by app key); each one is returned by exactly one drain."""
+        ...
+
+    async def acquire_lock(self, name: str, owner: str, ttl_s: int) -> bool:
+        """Take the lock if nobody holds it. Not re-entrant: the holder itself gets False (use refresh_lock)."""
+        ...
+
+    async def refresh_lock(self, name: str, owner: str, ttl_s: int) -> bool:
+        """Extend the lock to ``ttl_s`` from now if ``owner`` still holds it; False if it was lost."""
+        ...
+
+    async def release_lock(self, name: str, owner: str) -> None:
+        """Release the lock if ``owner`` holds it; a lock that passed to someone else is left alone."""
+        ...
+
+    async def add_approval(self, fix_id: str, user: str, record: dict[str, Any], now: float,
+                           ttl_s: int) -> dict[str, dict[str, Any]]:  # fmt: skip
+        """Record ``user``'s approval of ``fix_id`` (``record`` plus ``"at": now``) unless that user's approval is
+        already there (its first time is kept); return every approval younger than ``ttl_s``, by user."""
+        ...
+
+    async def clear_approvals(self, fix_id: str) -> None: ...
+
+    async def save_pr(self, fix_id: str, record: dict[str, Any]) -> None:
+        """Remember a pull request opened for ``fix_id`` (replacing any earlier record of that fix)."""
+        ...
+
+    async def get_pr(self, fix_id: str) -> dict[str, Any] | None: ...
+
+    async def list_prs(self) -> dict[str, dict[str, Any]]:
+        """Every remembered pull request, by fix id (what the follow-up job polls)."""
+        ...
+
+    async def forget_pr(self, fix_id: str) -> None: ...
+
+    async def append_audit(self, record: dict[str, str]) -> str:
+        """Append a decision to the audit stream; its entry id."""
+        ...
+
+    async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
+        """The oldest ``count`` audit records (for operators and tests)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def text(value: bytes | str) -> str:
+    """A Redis reply as str, whether or not the client was built with ``decode_responses``."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def check_kind(kind: str) -> None:
+    if not KIND_PATTERN.fullmatch(kind):
+        raise ValueError(f"state kind must match {KIND_PATTERN.pattern}, got {kind!r}")
+
+
+def new_state_id(kind: str) -> str:
+    check_kind(kind)
+    return f"{kind}:{secrets.token_urlsafe(12)}"
+
+
+def thread_from_json(raw: str, app_key: str) -> ThreadRef | None:
+    data = json_object(raw)
+    if data is None:
+        log.warning("unreadable thread map entry for %s; starting a new thread", app_key)
+        return None
+    return ThreadRef.from_json_dict(data, app_key)
+
+
+def json_object(raw: str | bytes | None) -> dict[str, Any] | None:
+    """``raw`` parsed as a JSON object; ``None`` when absent, unparsable or not an object."""
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def fresh_approvals(raw: dict[str, Any], now: float, ttl_s: int) -> dict[str, dict[str, Any]]:
+    """The approvals of ``raw`` (user -> JSON or dict) still younger than ``ttl_s``."""
+    out: dict[str, dict[str, Any]] = {}
+    for user, value in raw.items():
+        record = value if isinstance(value, dict) else json_object(value)
+        if record is not None and isinstance(record.get("at"), int | float) and now - record["at"] < ttl_s:
+            out[text(user)] = record
+    return out
