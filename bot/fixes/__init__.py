@@ -1,0 +1,1 @@
+"""Fixes from chat: what a pull request proposes, where the Application is defined, and the edit of its file."""
