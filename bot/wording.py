@@ -331,3 +331,52 @@ PR_SAFE_REASONS: dict[str, str] = {
     "normalization": "the live value equals Git's after canonicalisation; the rule is a fallback until Git "
     "writes the canonical form (or ServerSideDiff is on).",
 }
+
+
+# --- Fixes from chat: buttons, approvals, pull requests in Slack (bot/slack/render/fixes.py) ---
+# {user}, {approvers}, {who}: Slack mentions made by the renderer; {what}: a SLACK_PR_WHAT_* phrase.
+SLACK_BUTTON_OPEN_PR = "Open PR"
+SLACK_BUTTON_OPEN_PR_ALL = "Open PR: all {count} rules"
+SLACK_BUTTON_SOURCE_FIX = "Open PR: fix the source"
+SLACK_BUTTON_APPROVE = "Approve"
+SLACK_PR_WHAT_ONE = "an ignoreDifferences rule for {field} of {resource}"
+SLACK_PR_WHAT_MANY = "ignoreDifferences rules for {count} fields"
+SLACK_PR_WHAT_SOURCE_ONE = "the removal of {field} from the manifest of {resource}"
+SLACK_PR_WHAT_SOURCE_MANY = "the removal of {count} autoscaled fields from their manifests"
+SLACK_PR_CONFIRM_TITLE = "Open a pull request?"
+SLACK_PR_CONFIRM_TEXT = (
+    "argo-why will propose {what} in Git, for {app}, as a pull request for people to review. It needs {required}; "
+    "it never merges anything."
+)
+SLACK_PR_REQUIRED = ("one approver", "two different approvers")
+SLACK_PR_CONFIRM_YES = "Open PR"
+SLACK_APPROVE_CONFIRM_TITLE = "Approve this fix?"
+SLACK_APPROVE_CONFIRM_TEXT = "Your approval opens the pull request that proposes {what}."
+SLACK_PR_CONFIRM_NO = "Cancel"
+SLACK_PR_OPENED_BY = "PR {link} opened by {user}"
+SLACK_PR_LINK = "#{number}"
+SLACK_APPROVED_PARTLY = (
+    "Approved {count} of {required} by {approvers}: {what}. A second, different approver can click Approve "
+    "within 24 hours."
+)
+SLACK_PR_OPENED = "{icon} PR {link} opened by {user} ({approved}): {title}"
+SLACK_PR_APPROVED_BY = "approved by {approvers}"
+SLACK_PR_PROPOSED = "Proposed in {path} of {repo} (base {base}):"
+SLACK_PR_PROPOSED_SOURCE = "Proposed in {path} of {repo} (base {base}): remove {fields}."
+SLACK_PR_EXISTING = "PR {link} for this fix is already open ({user} opened it)."
+SLACK_PR_ALREADY_PRESENT = "Nothing to propose: {path} of {repo} already has this rule (on {base})."
+SLACK_PR_PASTE = "No pull request: {reason} Add this to the Application {app} by hand:"
+SLACK_PR_PASTE_SOURCE = "No pull request: {reason}"
+SLACK_PR_FAILED = "The pull request could not be opened: {reason}"
+SLACK_PR_REFUSED = "{user} clicked Open PR, but may not approve fixes: nothing was done."
+SLACK_PR_ONLY = "Only {approvers} may approve fixes, so nothing was done. Ask one of them to click."
+SLACK_PR_NOBODY = (
+    "Nobody may approve fixes yet: set APPROVERS (Slack user or user-group IDs) in argo-why's configuration, "
+    "then click again."
+)
+SLACK_PR_TWICE = "You already approved this fix; a second, different approver must click Approve."
+SLACK_PR_BUSY = "This pull request is being opened right now; its link will appear in the thread."
+SLACK_PR_NO_GIT = "Pull requests are not configured (GIT_PROVIDER is unset): copy the rule from the thread instead."
+SLACK_PR_MERGED = "{icon} PR {link} was merged and {app} is Synced again."
+SLACK_PR_MERGED_WAITING = "PR {link} was merged; argo-why will say when {app} is Synced."
+SLACK_PR_CLOSED = "PR {link} was closed without merging: the Open PR button is back."
