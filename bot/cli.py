@@ -141,7 +141,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         import asyncio
         import logging
 
-        from bot.devtools.demo import run
+        from bot.demo.runner import run
 
         logging.basicConfig(level=logging.ERROR)
         return asyncio.run(run(EXAMPLES))

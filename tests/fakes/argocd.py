@@ -1,7 +1,7 @@
-"""The fake Argo CD API server lives in ``bot.devtools`` (the offline demo uses it); re-exported for tests."""
+"""The fake Argo CD API server lives in ``bot.demo`` (the offline demo uses it); re-exported for tests."""
 
-from bot.devtools.fake_argocd import *  # noqa: F403
-from bot.devtools.fake_argocd import (  # noqa: F401
+from bot.demo.fake_argocd import *  # noqa: F403
+from bot.demo.fake_argocd import (  # noqa: F401
     REVISION,
     Call,
     FakeArgoCD,

@@ -1,6 +1,6 @@
 """The fake Slack Web API for tests.
 
-The server itself lives in ``bot.devtools.fake_slack`` because the offline demo needs it at runtime; this module
+The server itself lives in ``bot.demo.fake_slack`` because the offline demo needs it at runtime; this module
 re-exports it and adds helpers that only tests need: clearing Bolt's ``SLACK_*`` env fallbacks, and building the
 real slack_sdk / Bolt objects wired to a ``FakeSlack`` (../shared/notes/slack.md §1, §9, §11).
 """
@@ -16,9 +16,9 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler, AsyncServerErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.devtools import fake_slack
-from bot.devtools.fake_slack import *  # noqa: F403
-from bot.devtools.fake_slack import FakeSlack, signed_headers
+from bot.demo import fake_slack
+from bot.demo.fake_slack import *  # noqa: F403
+from bot.demo.fake_slack import FakeSlack, signed_headers
 
 __all__ = [*fake_slack.__all__, "bolt_app", "clear_slack_env", "signed_request", "web_client"]
 

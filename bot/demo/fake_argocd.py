@@ -54,7 +54,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import yaml
 
-from bot.devtools.serving import BackgroundServer, QuietHTTPServer
+from bot.demo.serving import BackgroundServer, QuietHTTPServer
 
 Obj = dict[str, Any]
 Key = tuple[str, str, str, str]  # (group, kind, namespace, name), "" for core group / cluster scope

@@ -26,10 +26,10 @@ from pydantic import SecretStr
 
 from bot.app import build_app, build_services
 from bot.config import Settings
-from bot.devtools.fake_argocd import FakeArgoCD, app_from_case
-from bot.devtools.fake_kube import FakeKubernetes, context_from_case
-from bot.devtools.fake_slack import FakeSlack, block_action_body, signed_headers, slash_command_body
-from bot.devtools.transcript import render_message
+from bot.demo.fake_argocd import FakeArgoCD, app_from_case
+from bot.demo.fake_kube import FakeKubernetes, context_from_case
+from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers, slash_command_body
+from bot.demo.transcript import render_message
 
 CHANNEL = "C0ALERTS"
 ARGOCD_PUBLIC_URL = "https://argocd.example.com"

@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from bot.devtools.fake_argocd import (
+from bot.demo.fake_argocd import (
     LocalServer,
     Obj,
     Request,

@@ -37,7 +37,7 @@ Not reproduced: rate limits (only injected), scopes, channel membership, OAuth, 
 ``files.upload``), files appearing as messages in the channel, Events API delivery from Slack to the bot (use the
 body builders at the bottom with ``signed_headers``).
 
-Run ``python -m bot.devtools.fake_slack`` to serve one by hand; it prints its URL and token.
+Run ``python -m bot.demo.fake_slack`` to serve one by hand; it prints its URL and token.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from slack_sdk.signature import SignatureVerifier
 
-from bot.devtools.serving import BackgroundServer, QuietHTTPServer
+from bot.demo.serving import BackgroundServer, QuietHTTPServer
 
 __all__ = [
     "APP_ID",
@@ -897,7 +897,7 @@ def url_verification_body(challenge: str) -> bytes:
 
 def main(argv: list[str] | None = None) -> None:
     """Serve a FakeSlack until interrupted, for trying the bot by hand."""
-    parser = argparse.ArgumentParser(prog="python -m bot.devtools.fake_slack", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bot.demo.fake_slack", description=main.__doc__)
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--token", default=None, help="the bot token to accept (default: a random xoxb- token)")
     args = parser.parse_args(argv)
