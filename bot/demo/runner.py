@@ -28,7 +28,7 @@ from bot.app import build_app, build_services
 from bot.config import Settings
 from bot.demo.fake_argocd import FakeArgoCD, app_from_case
 from bot.demo.fake_kube import FakeKubernetes, context_from_case
-from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers, slash_command_body
+from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers
 from bot.demo.transcript import render_message
 
 CHANNEL = "C0ALERTS"
@@ -146,4 +146,4 @@ def _button_value(message: dict[str, Any], action_id: str) -> str:
     raise LookupError(f"no {action_id} button in {json.dumps(message)[:200]}")
 
 
-__all__ = ["print_channel", "run", "slash_command_body", "webhook_body"]
+__all__ = ["print_channel", "run", "webhook_body"]
