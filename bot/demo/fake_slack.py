@@ -36,7 +36,7 @@ What the fake guarantees (the parts of Slack's wire format it reproduces):
 
 Not reproduced: rate limits (only injected), scopes, channel membership, OAuth, multipart bodies (the retired
 ``files.upload``), files appearing as messages in the channel, Events API delivery from Slack to the bot (use the
-body builders at the bottom with ``signed_headers``).
+body builders at the bottom, and those of ``tests/fakes/slack.py``, with ``signed_headers``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """``argo-why demo``: the whole bot, offline, on the bundled examples.
 
-Starts in-process a fake Argo CD serving every example of ``examples/`` as an Application, a fake
+Starts in-process a fake Argo CD serving every example of ``bot/demo/examples/`` as an Application, a fake
 Kubernetes API holding their cluster context, a fake Slack Web API, and the real bot (Starlette app,
 Bolt, worker, in-memory store) on a local port. Then it does what Argo CD and a person would do:
-the notifications webhook for every app (and one duplicate, which is dropped), a ``/argo why`` slash
-command, and a click on "Show diff". Finally it prints what the bot posted in Slack, threads included,
+the notifications webhook for every app (and one duplicate, which is dropped, and a malformed one, which
+is refused) and a click on "Show diff". Finally it prints what the bot posted in Slack, threads included,
 as terminal text. Nothing leaves the machine; no account is needed.
 """
 
