@@ -7,7 +7,6 @@ RUN pip install --no-cache-dir --prefix=/install .
 
 FROM python:3.12-slim
 COPY --from=build /install /usr/local
-COPY examples /app/examples
 WORKDIR /app
 USER 10001
 EXPOSE 8080

@@ -171,10 +171,10 @@ async def end_to_end(alerts: int) -> list[float]:
     from bench.analysis import generate
     from bot.app import Runtime, build_app, build_services
     from bot.config import ArgoCDSettings, RuntimeSettings, Settings, SlackSettings
-    from bot.devtools.demo import webhook_body
-    from bot.devtools.fake_argocd import FakeArgoCD, build_application, resource_diff
-    from bot.devtools.fake_kube import FakeKubernetes
-    from bot.devtools.fake_slack import FakeSlack
+    from bot.demo.fake_argocd import FakeArgoCD, build_application, resource_diff
+    from bot.demo.fake_kube import FakeKubernetes
+    from bot.demo.fake_slack import FakeSlack
+    from bot.demo.runner import webhook_body
 
     desired_json, live_json, context_json, _ = generate(50, 0.05, 3)
     desired, live = _items(desired_json), _items(live_json)

@@ -1,7 +1,7 @@
 """Benchmark: ``argo-why why`` against a fake Argo CD (and a fake cluster) serving one large application.
 
 The application is the one ``bench/analysis.py`` builds (Deployments, Services, ConfigMaps with
-managedFields from several managers, 5 % drifted), served by ``bot.devtools.fake_argocd.FakeArgoCD`` as
+managedFields from several managers, 5 % drifted), served by ``bot.demo.fake_argocd.FakeArgoCD`` as
 Argo CD's REST API serves it (``managed-resources`` with JSON-string states, ``manifests``, ...), and its
 context (HPAs, Namespaces) by ``FakeKubernetes``. It prints, per analysis, the wall time and the number of
 HTTP calls to each server, for two application sizes, so that one can see that the number of calls does
@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.analysis import generate
 from bot.config import ArgoCDSettings
-from bot.devtools.fake_argocd import FakeArgoCD, build_application, resource_diff
-from bot.devtools.fake_kube import FakeKubernetes
+from bot.demo.fake_argocd import FakeArgoCD, build_application, resource_diff
+from bot.demo.fake_kube import FakeKubernetes
 from bot.services import argocd_factory, clusters
 from bot.why import investigate
 

@@ -18,15 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bot.demo import EXAMPLES
 from bot.errors import ArgoWhyError, BadInput
 from bot.model import Report
 
 EXIT_CLEAN, EXIT_DRIFT, EXIT_BAD_INPUT, EXIT_UPSTREAM = 0, 1, 2, 3
-# the checkout's examples/ (editable installs, make demo), else ./examples (the container image copies them to /app)
-EXAMPLES = next(
-    (p for p in (Path(__file__).resolve().parent.parent / "examples", Path.cwd() / "examples") if p.is_dir()),
-    Path(__file__).resolve().parent.parent / "examples",
-)
 
 
 def read_objects(paths: Sequence[str], *, require_name: bool = True) -> list[dict[str, Any]]:
@@ -138,7 +134,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         import asyncio
         import logging
 
-        from bot.devtools.demo import run
+        from bot.demo.runner import run
 
         logging.basicConfig(level=logging.ERROR)
         return asyncio.run(run(EXAMPLES))

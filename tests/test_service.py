@@ -27,7 +27,7 @@ from pydantic import SecretStr
 
 from bot.app import Runtime, build_app, build_services
 from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
-from bot.devtools.demo import webhook_body
+from bot.demo.runner import webhook_body
 from bot.services import Services
 from tests.conftest import CASEBOOK, serve_case
 from tests.fakes.argocd import FakeArgoCD

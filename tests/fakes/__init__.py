@@ -1,1 +1,2 @@
-"""Test doubles for the outside world: real local HTTP servers that answer like Argo CD and the Kubernetes API."""
+"""Test doubles for the outside world: the local Argo CD, Kubernetes and Slack servers of ``bot.demo``, extended with
+what only tests need (failure injection, RBAC denials, ``reset``, polling helpers, more request builders)."""

@@ -1,14 +1,76 @@
-"""The fake Argo CD API server lives in ``bot.devtools`` (the offline demo uses it); re-exported for tests."""
+"""The fake Argo CD API server of ``bot.demo`` (the offline demo runs against it), with the controls only tests use:
+``fail_next``/``drop_next`` (tests/fakes/injection.py), ``deny``, ``drop_cached_managed_fields`` and ``reset``."""
 
-from bot.devtools.fake_argocd import *  # noqa: F403
-from bot.devtools.fake_argocd import (  # noqa: F401
+from __future__ import annotations
+
+from bot.demo import fake_argocd
+from bot.demo.fake_argocd import *  # noqa: F403
+from bot.demo.fake_argocd import (  # noqa: F401
     REVISION,
+    ApiError,
     Call,
-    FakeArgoCD,
+    Obj,
+    Request,
+    Response,
+    _App,
+    _loads_state,
+    _permission_denied,
+    _state,
     app_from_case,
     build_application,
+    go_json,
     hide_secret_data,
     load_manifests,
     predict_live,
     resource_diff,
 )
+from tests.fakes.injection import FailureInjection
+
+
+class FakeArgoCD(FailureInjection, fake_argocd.FakeArgoCD):
+    def __init__(self) -> None:
+        self._denied: set[str] = set()
+        super().__init__()
+
+    def drop_cached_managed_fields(self, app_name: str, app_namespace: str = "argocd") -> None:
+        """``managed-resources`` serves ``liveState`` without managedFields from now on (a cache that lost them);
+        ``/resource`` still reads the full live object, as Argo CD's does from the cluster."""
+        with self._lock:
+            for diff in self._apps[(app_namespace, app_name)].resources:
+                live = _loads_state(diff.get("liveState"))
+                if live is not None:
+                    live.get("metadata", {}).pop("managedFields", None)
+                    diff["liveState"] = _state(live)
+
+    def deny(self, app_name: str) -> None:
+        """Every call about ``app_name`` answers 403 ``permission denied``; lists leave it out (RBAC-filtered)."""
+        with self._lock:
+            self._denied.add(app_name)
+
+    def reset(self) -> None:
+        super().reset()
+        with self._lock:
+            self._apps.clear()
+            self._denied.clear()
+
+    def failure(self, status: int, message: str | None) -> Response:
+        code, default = {
+            429: (8, "rate limit exceeded"),
+            500: (2, "error getting cached app managed resources: cache: key is missing"),
+            503: (
+                14,
+                'connection error: desc = "transport: Error while dialing: dial tcp 10.96.41.7:8081: '
+                'connect: connection refused"',
+            ),
+        }[status]
+        return self._error(ApiError(status, code, message or default))
+
+    def _lookup(self, request: Request, name: str) -> _App:
+        if name in self._denied:
+            raise _permission_denied()
+        return super()._lookup(request, name)
+
+    def _list(self, request: Request) -> Obj:
+        body = super()._list(request)
+        body["items"] = [app for app in body["items"] if app["metadata"]["name"] not in self._denied]
+        return body

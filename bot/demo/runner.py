@@ -1,10 +1,10 @@
 """``argo-why demo``: the whole bot, offline, on the bundled examples.
 
-Starts in-process a fake Argo CD serving every example of ``examples/`` as an Application, a fake
+Starts in-process a fake Argo CD serving every example of ``bot/demo/examples/`` as an Application, a fake
 Kubernetes API holding their cluster context, a fake Slack Web API, and the real bot (Starlette app,
 Bolt, worker, in-memory store) on a local port. Then it does what Argo CD and a person would do:
-the notifications webhook for every app (and one duplicate, which is dropped), a ``/argo why`` slash
-command, and a click on "Show diff". Finally it prints what the bot posted in Slack, threads included,
+the notifications webhook for every app (and one duplicate, which is dropped, and a malformed one, which
+is refused) and a click on "Show diff". Finally it prints what the bot posted in Slack, threads included,
 as terminal text. Nothing leaves the machine; no account is needed.
 """
 
@@ -26,10 +26,10 @@ from pydantic import SecretStr
 
 from bot.app import build_app, build_services
 from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
-from bot.devtools.fake_argocd import FakeArgoCD, app_from_case
-from bot.devtools.fake_kube import FakeKubernetes, context_from_case
-from bot.devtools.fake_slack import FakeSlack, block_action_body, signed_headers, slash_command_body
-from bot.devtools.transcript import render_message
+from bot.demo.fake_argocd import FakeArgoCD, app_from_case
+from bot.demo.fake_kube import FakeKubernetes, context_from_case
+from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers
+from bot.demo.transcript import render_message
 
 CHANNEL = "C0ALERTS"
 ARGOCD_PUBLIC_URL = "https://argocd.example.com"
@@ -148,4 +148,4 @@ def _button_value(message: dict[str, Any], action_id: str) -> str:
     raise LookupError(f"no {action_id} button in {json.dumps(message)[:200]}")
 
 
-__all__ = ["print_channel", "run", "slash_command_body", "webhook_body"]
+__all__ = ["print_channel", "run", "webhook_body"]

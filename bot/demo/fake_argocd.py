@@ -16,8 +16,8 @@ What it guarantees:
   application list always has ``items`` (``[]`` when nothing matches).
 * Errors are always ``{"error","code","message"}`` (same text twice) with the HTTP status grpc-gateway derives from
   the gRPC code: 3→400, 5→404, 7→403, 8→429, 2→500, 14→503, 16→401.
-* Access rules of ``getAppEnforceRBAC``: an unknown or denied app answers 403 ``permission denied``; with
-  ``?project=`` an unknown app (or one in another project) answers 404 ``applications.argoproj.io "X" not found``.
+* Access rules of ``getAppEnforceRBAC``: an unknown app answers 403 ``permission denied``; with ``?project=`` an
+  unknown app (or one in another project) answers 404 ``applications.argoproj.io "X" not found``.
 * ResourceDiffs carry their four states as JSON strings encoded like Go's ``json.Marshal`` (compact, keys sorted,
   ``<>&`` escaped), ``"null"`` for a missing side, and omit ``group`` (core), ``namespace`` (cluster-scoped),
   ``modified`` (false) and ``hook`` (false).
@@ -26,10 +26,10 @@ What it guarantees:
   in all four states, in ``/resource`` and in ``/manifests``, the last-applied-configuration annotation included.
 * Read-only: any other method under ``/api/v1/`` answers 401 without a valid token, else 403 ``permission denied``
   (what a read-only account gets), and is recorded in ``.calls``, so a test can assert that nothing was written.
-* Failure injection: ``deny``, ``fail_next``, ``drop_next`` (see their docstrings).
 
 ``app_from_case`` turns a casebook scenario into what Argo CD would report for it. ``LocalServer``, ``Call``,
-``Request``, ``Response`` and ``load_manifests`` are shared with ``tests/fakes/kube.py``.
+``Request``, ``Response`` and ``load_manifests`` are shared with ``fake_kube``. What only tests need (failure
+injection, RBAC denials, ``reset``) is added by the subclasses in ``tests/fakes/``.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import yaml
 
-from bot.devtools.serving import BackgroundServer, QuietHTTPServer
+from bot.demo.serving import BackgroundServer, QuietHTTPServer
 
 Obj = dict[str, Any]
 Key = tuple[str, str, str, str]  # (group, kind, namespace, name), "" for core group / cluster scope
@@ -134,13 +134,6 @@ class Response:
     headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "application/json"})
 
 
-@dataclass(frozen=True)
-class _Failure:
-    status: int
-    retry_after: int | None
-    message: str | None
-
-
 class _Handler(BaseHTTPRequestHandler):
     # HTTP/1.1 keep-alive like the real servers, so the clients' connection pools are exercised too.
     protocol_version = "HTTP/1.1"
@@ -188,42 +181,18 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class LocalServer(BackgroundServer):
-    """A ThreadingHTTPServer on a free 127.0.0.1 port, in a daemon thread, with request recording and failure
-    injection. Subclasses implement ``handle`` and ``failure``."""
+    """A ThreadingHTTPServer on a free 127.0.0.1 port, in a daemon thread, that records every request in ``calls``.
+    Subclasses implement ``handle``."""
 
     def __init__(self, name: str) -> None:
         self.token = secrets.token_urlsafe(32)
         self.calls: list[Call] = []
         self.errors: list[str] = []  # tracebacks of exceptions inside the fake itself (a test bug, not an API error)
         self._lock = threading.RLock()
-        self._failures: list[_Failure] = []
-        self._drops = 0
         handler = type(f"{name}Handler", (_Handler,), {"owner": self})
         httpd = QuietHTTPServer(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{httpd.server_address[1]}"
         self._serve(httpd, name)
-
-    def fail_next(self, n: int, status: int = 503, retry_after: int | None = None, message: str | None = None) -> None:
-        """The next ``n`` requests (any path, before authentication, like a proxy or an overloaded server) answer
-        ``status`` (429, 500 or 503); ``retry_after`` adds a ``Retry-After`` header (seconds)."""
-        if status not in (429, 500, 503):
-            raise ValueError(f"fail_next supports 429, 500 and 503, not {status}")
-        with self._lock:
-            self._failures.extend([_Failure(status, retry_after, message)] * n)
-
-    def drop_next(self, n: int) -> None:
-        """The next ``n`` requests get no answer: the connection is reset (TCP RST) after the request is read."""
-        with self._lock:
-            self._drops += n
-
-    def reset(self) -> None:
-        """Forget recorded calls and pending failures (subclasses also forget their data): lets one server per
-        test session serve many tests."""
-        with self._lock:
-            self.calls.clear()
-            self.errors.clear()
-            self._failures.clear()
-            self._drops = 0
 
     def bearer(self, request: Request) -> str | None:
         """The bearer token of the request, None when there is none."""
@@ -234,30 +203,19 @@ class LocalServer(BackgroundServer):
     def handle(self, request: Request) -> Response:
         raise NotImplementedError
 
-    def failure(self, status: int, message: str | None) -> Response:
-        raise NotImplementedError
+    def _answer(self, request: Request) -> Response | None:
+        """The answer to ``request``; None resets the connection instead (the tests' fakes override this to inject
+        failures)."""
+        try:
+            return self.handle(request)
+        except Exception:  # a bug in the fake: make it loud in the test, not a hung client
+            text = traceback.format_exc()
+            with self._lock:
+                self.errors.append(text)
+            return Response(500, text.encode(), {"Content-Type": "text/plain"})
 
     def _dispatch(self, request: Request, raw_query: str) -> Response | None:
-        with self._lock:
-            drop = self._drops > 0
-            if drop:
-                self._drops -= 1
-            injected = self._failures.pop(0) if not drop and self._failures else None
-        response: Response | None
-        if drop:
-            response = None
-        elif injected is not None:
-            response = self.failure(injected.status, injected.message)
-            if injected.retry_after is not None:
-                response.headers["Retry-After"] = str(injected.retry_after)
-        else:
-            try:
-                response = self.handle(request)
-            except Exception:  # a bug in the fake: make it loud in the test, not a hung client
-                text = traceback.format_exc()
-                with self._lock:
-                    self.errors.append(text)
-                response = Response(500, text.encode(), {"Content-Type": "text/plain"})
+        response = self._answer(request)
         query = {k: v[0] for k, v in request.query.items() if v}
         with self._lock:
             self.calls.append(
@@ -535,7 +493,6 @@ class FakeArgoCD(LocalServer):
 
     def __init__(self) -> None:
         self._apps: dict[tuple[str, str], _App] = {}
-        self._denied: set[str] = set()
         self._resource_version = 70000
         super().__init__("fake-argocd")
 
@@ -583,40 +540,7 @@ class FakeArgoCD(LocalServer):
             entry.app["metadata"].setdefault("resourceVersion", str(self._resource_version))
             self._apps[(entry.namespace, entry.name)] = entry
 
-    def drop_cached_managed_fields(self, app_name: str, app_namespace: str = "argocd") -> None:
-        """``managed-resources`` serves ``liveState`` without managedFields from now on (a cache that lost them);
-        ``/resource`` still reads the full live object, as Argo CD's does from the cluster."""
-        with self._lock:
-            for diff in self._apps[(app_namespace, app_name)].resources:
-                live = _loads_state(diff.get("liveState"))
-                if live is not None:
-                    live.get("metadata", {}).pop("managedFields", None)
-                    diff["liveState"] = _state(live)
-
-    def deny(self, app_name: str) -> None:
-        """Every call about ``app_name`` answers 403 ``permission denied``; lists leave it out (RBAC-filtered)."""
-        with self._lock:
-            self._denied.add(app_name)
-
-    def reset(self) -> None:
-        super().reset()
-        with self._lock:
-            self._apps.clear()
-            self._denied.clear()
-
     # -- HTTP --------------------------------------------------------------------------------------------------
-
-    def failure(self, status: int, message: str | None) -> Response:
-        code, default = {
-            429: (8, "rate limit exceeded"),
-            500: (2, "error getting cached app managed resources: cache: key is missing"),
-            503: (
-                14,
-                'connection error: desc = "transport: Error while dialing: dial tcp 10.96.41.7:8081: '
-                'connect: connection refused"',
-            ),
-        }[status]
-        return self._error(ApiError(status, code, message or default))
 
     def _json(self, body: Any, status: int = 200) -> Response:
         # grpc-gateway writes struct fields in declaration order, so the outer body is not key-sorted.
@@ -667,8 +591,6 @@ class FakeArgoCD(LocalServer):
         """getAppEnforceRBAC: 403 hides whether an app exists, unless the caller named the project."""
         project = request.arg("project")
         app = self._apps.get((request.arg("appNamespace") or "argocd", name))
-        if name in self._denied:
-            raise _permission_denied()
         if app is None or (project and app.project != project):
             raise _app_not_found(name) if project else _permission_denied()
         return app
@@ -683,8 +605,7 @@ class FakeArgoCD(LocalServer):
         items = [
             entry.app
             for entry in sorted(self._apps.values(), key=lambda e: (e.name, e.namespace))
-            if entry.name not in self._denied
-            and (not projects or entry.project in projects)
+            if (not projects or entry.project in projects)
             and (not name or entry.name == name)
             and (not namespace or entry.namespace == namespace)
             and labels_match(requirements, entry.app["metadata"].get("labels"))

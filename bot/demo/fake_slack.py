@@ -2,8 +2,9 @@
 signed requests Slack sends to the bot.
 
 It exists so that the bot's real ``slack_sdk`` ``AsyncWebClient`` (aiohttp, which httpx mocks cannot intercept) and
-Bolt's ``respond()`` talk to something that speaks Slack's wire format, in the tests and in the offline ``make demo``
-(../shared/notes/slack.md §11). It is a development tool: nothing in production imports it.
+Bolt's ``respond()`` talk to something that speaks Slack's wire format, in the offline ``make demo`` and in the tests
+(../shared/notes/slack.md §11). Nothing in production imports it. What only tests need (failure injection, channel,
+user and user-group set-up, ``wait_for``, the other request builders) is added in ``tests/fakes/slack.py``.
 
 What the fake guarantees (the parts of Slack's wire format it reproduces):
 
@@ -17,8 +18,8 @@ What the fake guarantees (the parts of Slack's wire format it reproduces):
   string (never in a JSON body, as on Slack); anything else answers HTTP 200 ``{"ok": false, "error":
   "invalid_auth"}``. (Real Slack says ``not_authed`` when no token is sent at all; the fake says ``invalid_auth`` in
   both cases, so tests need one check.) The upload and ``response_url`` endpoints need no token, as on Slack.
-* Errors are HTTP 200 ``{"ok": false, "error": ...}`` like Slack's, except the transport failures injected on purpose:
-  429 + ``Retry-After`` (``fail_next``), 500/503 (``http_error_next``) and 503 for everything while ``down()``.
+* Errors are HTTP 200 ``{"ok": false, "error": ...}`` like Slack's (transport failures are only injected, by the
+  tests' subclass).
 * Messages: ``chat.postMessage`` returns the channel **ID** (a ``#name`` is mapped to a stable ``C…`` ID, a user ID to a
   ``D…`` DM ID) and a unique, strictly increasing ``ts`` (``1764500000.000100``). ``chat.update`` follows Slack's block
   rules: given ``blocks`` replace the whole list (``[]`` removes them), omitted ``blocks`` are kept (notes §7); an
@@ -31,20 +32,15 @@ What the fake guarantees (the parts of Slack's wire format it reproduces):
   refuses an empty message (400 ``no_text``) and more than 5 posts to one URL (404 ``used_url``, our approximation of
   Slack's limit of 5 responses per URL, notes §7).
 * Every request, failed or not, is recorded in ``calls`` (``SlackCall``) before it is answered, so a test can count
-  retries; ``wait_for``/``wait_for_async`` poll for them.
+  retries.
 
 Not reproduced: rate limits (only injected), scopes, channel membership, OAuth, multipart bodies (the retired
 ``files.upload``), files appearing as messages in the channel, Events API delivery from Slack to the bot (use the
-body builders at the bottom with ``signed_headers``).
-
-Run ``python -m bot.devtools.fake_slack`` to serve one by hand; it prints its URL and token.
+body builders at the bottom, and those of ``tests/fakes/slack.py``, with ``signed_headers``).
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import contextlib
 import copy
 import json
 import re
@@ -52,7 +48,6 @@ import secrets
 import threading
 import time
 import traceback
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -61,7 +56,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from slack_sdk.signature import SignatureVerifier
 
-from bot.devtools.serving import BackgroundServer, QuietHTTPServer
+from bot.demo.serving import BackgroundServer, QuietHTTPServer
 
 __all__ = [
     "APP_ID",
@@ -79,10 +74,7 @@ __all__ = [
     "SlackCall",
     "Upload",
     "block_action_body",
-    "event_body",
     "signed_headers",
-    "slash_command_body",
-    "url_verification_body",
 ]
 
 JSON = dict[str, Any]
@@ -138,13 +130,6 @@ class Upload(NamedTuple):
     content: bytes
     channel: str | None
     thread_ts: str | None
-
-
-@dataclass(frozen=True)
-class _Failure:
-    status: int
-    error: str
-    retry_after: int | None = None
 
 
 @dataclass(frozen=True)
@@ -243,8 +228,7 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeSlack(BackgroundServer):
     """The fake Slack Web API server; starts on construction, stops with ``stop()`` or at the end of a ``with``.
 
-    ``url`` is the base URL for ``AsyncWebClient(base_url=...)``, ``token`` the only bot token it accepts. All
-    configuration and failure injection methods are thread-safe and take effect on the next request."""
+    ``url`` is the base URL for ``AsyncWebClient(base_url=...)``, ``token`` the only bot token it accepts."""
 
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None) -> None:
         # Shaped like a real bot token (xoxb-<team>-<bot>-<secret>), random so a test cannot pass by accident.
@@ -257,8 +241,6 @@ class FakeSlack(BackgroundServer):
         self.ephemerals: list[JSON] = []  # chat.postEphemeral messages: channel, user, text, blocks, thread_ts, ts
         self.responses: list[JSON] = []  # JSON bodies posted to response URLs, with "response_url" added
         self._lock = threading.RLock()
-        self._down = False
-        self._failures: dict[str, deque[_Failure]] = {}
         self._messages: dict[str, list[JSON]] = {}
         self._channel_ids: dict[str, str] = {}  # name -> ID
         self._channel_names: dict[str, str] = {}  # ID -> name
@@ -287,94 +269,13 @@ class FakeSlack(BackgroundServer):
 
     # -- configuration ----------------------------------------------------------------------------------------------
 
-    def add_channel(self, channel_id: str, name: str) -> None:
-        """Name a channel: ``conversations.info`` reports it and ``#name`` posts resolve to ``channel_id``."""
-        with self._lock:
-            self._channel_ids[name.lstrip("#")] = channel_id
-            self._channel_names[channel_id] = name.lstrip("#")
-
-    def add_user(
-        self, user_id: str, name: str, *, real_name: str | None = None, display_name: str | None = None
-    ) -> None:
-        """What ``users.info`` answers for ``user_id`` (unknown users get a made-up but well-formed profile)."""
-        with self._lock:
-            self._users[user_id] = self._user_object(user_id, name, real_name or name, display_name or name)
-
-    def set_usergroup(self, group_id: str, user_ids: list[str]) -> None:
-        """The members ``usergroups.users.list`` reports for ``group_id``; unknown groups answer ``no_such_subteam``."""
-        with self._lock:
-            self._usergroups[group_id] = list(user_ids)
-
     def new_response_url(self) -> str:
         """A fresh ``response_url`` on this server, for the request body builders."""
         with self._lock:
             self._counter += 1
             return f"{self.root}response/{self._counter}"
 
-    # -- failure injection ------------------------------------------------------------------------------------------
-
-    def fail_next(self, method: str, *, status: int = 429, retry_after: int | None = 1, count: int = 1) -> None:
-        """The next ``count`` calls to ``method`` get HTTP ``status`` (429: rate limited, body ``ratelimited``) with a
-        ``Retry-After: <retry_after>`` header (none if None), as Slack rate-limits (notes §9)."""
-        error = "ratelimited" if status == 429 else "internal_error"
-        self._queue(method, _Failure(status, error, retry_after), count)
-
-    def error_next(self, method: str, error: str, count: int = 1) -> None:
-        """The next ``count`` calls to ``method`` get HTTP 200 ``{"ok": false, "error": error}`` (e.g.
-        ``channel_not_found``, ``invalid_auth``)."""
-        self._queue(method, _Failure(200, error), count)
-
-    def http_error_next(self, method: str, status: int = 500, count: int = 1) -> None:
-        """The next ``count`` calls to ``method`` get HTTP ``status`` (500/503) with ``{"ok": false, "error":
-        "internal_error"}``, which ``AsyncServerErrorRetryHandler`` retries."""
-        self._queue(method, _Failure(status, "internal_error"), count)
-
-    def down(self) -> None:
-        """Slack is unavailable: every request (uploads and response URLs too) gets HTTP 503 until ``up()``."""
-        with self._lock:
-            self._down = True
-
-    def up(self) -> None:
-        with self._lock:
-            self._down = False
-
-    def _queue(self, method: str, failure: _Failure, count: int) -> None:
-        with self._lock:
-            self._failures.setdefault(method, deque()).extend([failure] * count)
-
     # -- inspection -------------------------------------------------------------------------------------------------
-
-    def calls_to(self, method: str) -> list[SlackCall]:
-        with self._lock:
-            return [call for call in self.calls if call.method == method]
-
-    def wait_for(self, method: str, count: int = 1, timeout: float = 5.0) -> list[SlackCall]:
-        """Block until ``count`` calls to ``method`` (failed ones included) arrived; return all of them.
-
-        Raises TimeoutError. From inside an event loop use ``wait_for_async``: this one would block the loop and
-        with it the client that should make the calls."""
-        deadline = time.monotonic() + timeout
-        while True:
-            calls = self.calls_to(method)
-            if len(calls) >= count or time.monotonic() >= deadline:
-                return self._enough(method, count, timeout, calls)
-            time.sleep(0.01)
-
-    async def wait_for_async(self, method: str, count: int = 1, timeout: float = 5.0) -> list[SlackCall]:
-        """``wait_for`` for code running in an event loop."""
-        deadline = time.monotonic() + timeout
-        while True:
-            calls = self.calls_to(method)
-            if len(calls) >= count or time.monotonic() >= deadline:
-                return self._enough(method, count, timeout, calls)
-            await asyncio.sleep(0.01)
-
-    def _enough(self, method: str, count: int, timeout: float, calls: list[SlackCall]) -> list[SlackCall]:
-        if len(calls) >= count:
-            return calls
-        with self._lock:
-            seen = [call.method for call in self.calls]
-        raise TimeoutError(f"{len(calls)} of {count} {method} calls after {timeout}s; all calls: {seen}")
 
     def messages(self, channel: str, *, include_replies: bool = False) -> list[JSON]:
         """The channel's messages in ``ts`` order, as ``conversations.history`` lists them: top-level messages and
@@ -431,13 +332,9 @@ class FakeSlack(BackgroundServer):
                 params.update(self._parse_body(body, content_type))
             except _BadBody as exc:
                 bad_body = exc.error
-        if self._down:
-            return params, _Answer.data(_error("service_unavailable"), status=503)
-        failures = self._failures.get(method)
-        if failures:
-            failure = failures.popleft()
-            extra = {} if failure.retry_after is None else {"Retry-After": str(failure.retry_after)}
-            return params, _Answer.data(_error(failure.error), status=failure.status, headers=extra)
+        injected = self._injected(method)
+        if injected is not None:
+            return params, injected
         if method == UPLOAD:
             params = {"file_id": rest}
             return params, self._upload(rest, body)
@@ -456,6 +353,11 @@ class FakeSlack(BackgroundServer):
             result = _error(exc.error)
         # Slack tags every answer with a request id; harmless, and it makes the fake's answers look like Slack's.
         return params, _Answer.data(result, headers={"X-Slack-Req-Id": secrets.token_hex(16)})
+
+    def _injected(self, method: str) -> _Answer | None:
+        """A failure to answer instead of handling a call to ``method`` (after the body is parsed, before
+        authentication); None here: the tests' subclass overrides it to inject failures."""
+        return None
 
     @staticmethod
     def _parse_body(body: bytes, content_type: str) -> JSON:
@@ -786,37 +688,6 @@ def _trigger_id() -> str:
     return f"{int(time.time())}.{secrets.randbelow(10**12)}.{secrets.token_hex(16)}"
 
 
-def slash_command_body(
-    command: str,
-    text: str,
-    *,
-    user_id: str = "U1",
-    channel_id: str = "C1",
-    response_url: str | FakeSlack | None = None,
-    team_id: str = TEAM_ID,
-    user_name: str = "demo-user",
-    channel_name: str = "deploys",
-) -> bytes:
-    """A slash command as Slack POSTs it: plain form fields (notes §11). ``response_url`` may be a FakeSlack, which
-    then issues a fresh response URL on itself, so that ``respond()`` reaches the fake."""
-    fields = {
-        "token": "verification_token",
-        "team_id": team_id,
-        "team_domain": "argo-why-demo",
-        "channel_id": channel_id,
-        "channel_name": channel_name,
-        "user_id": user_id,
-        "user_name": user_name,
-        "command": command,
-        "text": text,
-        "api_app_id": APP_ID,
-        "is_enterprise_install": "false",
-        "response_url": _response_url(response_url),
-        "trigger_id": _trigger_id(),
-    }
-    return urlencode(fields).encode()
-
-
 def block_action_body(
     action_id: str,
     value: str,
@@ -863,49 +734,3 @@ def block_action_body(
         ],
     }
     return urlencode({"payload": json.dumps(payload)}).encode()
-
-
-def event_body(event: JSON, event_id: str, *, team_id: str = TEAM_ID) -> bytes:
-    """An Events API delivery: the JSON ``event_callback`` envelope around ``event``; Slack retries reuse
-    ``event_id`` (notes §6)."""
-    envelope: JSON = {
-        "token": "verification_token",
-        "team_id": team_id,
-        "api_app_id": APP_ID,
-        "event": event,
-        "type": "event_callback",
-        "event_id": event_id,
-        "event_time": int(time.time()),
-        "authorizations": [
-            {
-                "enterprise_id": None,
-                "team_id": team_id,
-                "user_id": BOT_USER_ID,
-                "is_bot": True,
-                "is_enterprise_install": False,
-            }
-        ],
-        "is_ext_shared_channel": False,
-    }
-    return json.dumps(envelope).encode()
-
-
-def url_verification_body(challenge: str) -> bytes:
-    """The handshake Slack sends when the Events request URL is saved; Bolt answers the challenge itself."""
-    return json.dumps({"token": "verification_token", "challenge": challenge, "type": "url_verification"}).encode()
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Serve a FakeSlack until interrupted, for trying the bot by hand."""
-    parser = argparse.ArgumentParser(prog="python -m bot.devtools.fake_slack", description=main.__doc__)
-    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
-    parser.add_argument("--token", default=None, help="the bot token to accept (default: a random xoxb- token)")
-    args = parser.parse_args(argv)
-    with FakeSlack(port=args.port, token=args.token) as fake:
-        print(f"SLACK_API_URL={fake.url}\nSLACK_BOT_TOKEN={fake.token}", flush=True)
-        with contextlib.suppress(KeyboardInterrupt):
-            threading.Event().wait()
-
-
-if __name__ == "__main__":
-    main()

@@ -18,10 +18,12 @@ What it guarantees:
 * Discovery (``/api``, ``/apis``, ``/apis/{group}``, ``/api/v1``, ``/apis/{group}/{version}``) and ``/version``
   describe exactly what is served, so a discovery-based (dynamic) client sees the same cluster.
 * Errors are ``Status`` objects with kube-apiserver's reasons and messages: 401 Unauthorized (missing or wrong
-  bearer token), 403 Forbidden (``forbid``), 404 NotFound (``<resource>.<group> "<name>" not found``), 400
-  BadRequest (bad selectors, watch), 405 MethodNotAllowed for every write: the bot must never write, and ``.calls``
-  records every request so tests can assert that.
-* ``fail_next``/``drop_next`` as in ``FakeArgoCD``.
+  bearer token), 404 NotFound (``<resource>.<group> "<name>" not found``), 400 BadRequest (bad selectors, watch),
+  405 MethodNotAllowed for every write: the bot must never write, and ``.calls`` records every request so tests can
+  assert that.
+
+What only tests need (403 Forbidden for chosen resources, failure injection, ``reset``) is added by the subclass in
+``tests/fakes/kube.py``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 
 import yaml
 
-from bot.devtools.fake_argocd import (
+from bot.demo.fake_argocd import (
     LocalServer,
     Obj,
     Request,
@@ -48,8 +50,6 @@ from bot.devtools.fake_argocd import (
     split_api_version,
 )
 
-#: The identity RBAC messages name: argo-why's service account, as installed by the Helm chart.
-SERVICE_ACCOUNT_USER = "system:serviceaccount:argocd:argo-why"
 KUBERNETES_VERSION = {"major": "1", "minor": "34", "gitVersion": "v1.34.1", "platform": "linux/amd64"}
 
 
@@ -176,7 +176,6 @@ class FakeKubernetes(LocalServer):
     def __init__(self) -> None:
         self._objects: dict[tuple[str, str, str, str], Obj] = {}  # (group, plural, namespace, name)
         self._types: dict[tuple[str, str], ResourceType] = {}
-        self._forbidden: set[tuple[str, str | None]] = set()  # (plural, group or None = any group)
         self._resource_version = 812000
         self._reset_types()
         super().__init__("fake-kubernetes")
@@ -202,13 +201,6 @@ class FakeKubernetes(LocalServer):
                 if obj.get("kind") == "CustomResourceDefinition":
                     self._install_crd(obj)
 
-    def forbid(self, resource: str) -> None:
-        """Reads of ``resource`` ("horizontalpodautoscalers", or "scaledobjects.keda.sh" for one group only)
-        answer 403 Forbidden, as for a service account without RBAC on it."""
-        name, _, group = resource.partition(".")
-        with self._lock:
-            self._forbidden.add((name, group if group else None))
-
     def write_kubeconfig(self, path: Path, context: str = "fake") -> Path:
         """A kubeconfig whose ``context`` reaches this server over plain HTTP with the bearer token."""
         config = {
@@ -222,13 +214,6 @@ class FakeKubernetes(LocalServer):
         }
         path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         return path
-
-    def reset(self) -> None:
-        super().reset()
-        with self._lock:
-            self._objects.clear()
-            self._forbidden.clear()
-            self._reset_types()
 
     def _register(self, obj: Obj) -> ResourceType:
         group, version = split_api_version(str(obj.get("apiVersion", "")))
@@ -253,14 +238,6 @@ class FakeKubernetes(LocalServer):
             self._types.setdefault((rtype.group, rtype.plural), rtype)
 
     # -- HTTP --------------------------------------------------------------------------------------------------
-
-    def failure(self, status_code: int, message: str | None) -> Response:
-        reason, default = {
-            429: ("TooManyRequests", "Too many requests, please try again later."),
-            500: ("InternalError", "Internal error occurred: etcdserver: request timed out"),
-            503: ("ServiceUnavailable", "the server is currently unable to handle the request"),
-        }[status_code]
-        return self._json(status(status_code, reason, message or default, {}), status_code)
 
     def _json(self, body: Any, code: int = 200) -> Response:
         return Response(code, json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
@@ -320,21 +297,8 @@ class FakeKubernetes(LocalServer):
         return self._list(request, rtype, version, namespace)
 
     def _check_forbidden(self, group: str, resource: str, verb: str, namespace: str | None, name: str | None) -> None:
-        # RBAC runs before routing in kube-apiserver: a forbidden read is 403 even for a type that is not served.
-        if (resource, None) not in self._forbidden and (resource, group) not in self._forbidden:
-            return
-        qualified = f"{resource}.{group}" if group else resource
-        subject = f'{qualified} "{name}"' if name else qualified
-        scope = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
-        message = (
-            f'{subject} is forbidden: User "{SERVICE_ACCOUNT_USER}" cannot {verb} resource "{resource}" '
-            f'in API group "{group}" {scope}'
-        )
-        details: Obj = {"name": name} if name else {}
-        if group:
-            details["group"] = group
-        details["kind"] = resource
-        raise KubeError(status(403, "Forbidden", message, details))
+        """Raise the 403 of a read the account may not make (RBAC runs before routing in kube-apiserver, so this comes
+        first); here every read is allowed."""
 
     def _list(self, request: Request, rtype: ResourceType, version: str, namespace: str | None) -> Obj:
         try:
