@@ -122,7 +122,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_blame(args: argparse.Namespace) -> int:
-    from bot.analysis.blame import blame_many
+    from bot.analysis import blame_many
 
     objs = read_objects([args.file], require_name=False)
     sys.stdout.write(blame_many(objs, time_format=args.time))

@@ -23,11 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot import wording
-from bot.analysis import explain
-from bot.analysis.canonical import deep_equal
-from bot.analysis.diff import diff_objects
-from bot.analysis.engine import ObjKey, object_key, ref_key, resource_ref
-from bot.analysis.pointer import covers
+from bot.analysis import ObjKey, covers, deep_equal, diff_objects, explain, object_key, ref_key, resource_ref
 from bot.model import Finding, Report
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, ResourceDiff
 from bot.sources.cluster import Clusters, ClusterSource

@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from bot.analysis.pointer import MISSING, Token
+from bot.analysis.quantity import parse_quantity
 
 _QUANTITY_PARENTS = frozenset(
     {"limits", "requests", "hard", "capacity", "allocatable", "overhead", "resources", "used"}
@@ -63,12 +64,9 @@ def _quantity(value: Any) -> Decimal | None:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         return None
     try:
-        from kubernetes.utils.quantity import parse_quantity  # pure; lazy: it is rarely needed
-
-        q: Decimal = parse_quantity(value)  # type: ignore[no-untyped-call]
+        return parse_quantity(value)
     except (ValueError, TypeError, ArithmeticError):
         return None
-    return q
 
 
 def looks_like_quantity_field(path: Sequence[Token]) -> bool:
