@@ -20,7 +20,6 @@ from decimal import Decimal
 from typing import Any
 
 from bot.analysis.pointer import MISSING, Token
-from bot.analysis.quantity import parse_quantity
 
 _QUANTITY_PARENTS = frozenset(
     {"limits", "requests", "hard", "capacity", "allocatable", "overhead", "resources", "used"}
@@ -64,9 +63,12 @@ def _quantity(value: Any) -> Decimal | None:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         return None
     try:
-        return parse_quantity(value)
+        from kubernetes.utils.quantity import parse_quantity  # pure; lazy: it is rarely needed
+
+        q: Decimal = parse_quantity(value)  # type: ignore[no-untyped-call]
     except (ValueError, TypeError, ArithmeticError):
         return None
+    return q
 
 
 def looks_like_quantity_field(path: Sequence[Token]) -> bool:
