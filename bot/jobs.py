@@ -164,7 +164,21 @@ class NoteJob(_Job):
     text: str
 
 
-Job = Annotated[WebhookJob | CommandJob | ButtonJob | NoteJob, Field(discriminator="type")]
+class FixJob(_Job):
+    """A click on Open PR or Approve: ``user`` is the signed payload's ``user.id``, never the button's value."""
+
+    type: Literal["open_pr", "approve"]
+    state: str
+    channel: str
+    message_ts: str
+    thread_ts: str | None = None
+    block_id: str | None = None
+    user: str
+    blocks: list[dict[str, Any]] = Field(default_factory=list)
+    """The clicked message's blocks as the payload carried them (used only when the store has no copy)."""
+
+
+Job = Annotated[WebhookJob | CommandJob | ButtonJob | NoteJob | FixJob, Field(discriminator="type")]
 _JOB: TypeAdapter[Job] = TypeAdapter(Job)
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass
 
-from bot.model import Alert, Report, report_from_dict
+from bot.model import Alert, Finding, Report, report_from_dict
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -43,6 +43,8 @@ class ThreadRef:
     updated: float = 0.0
     last_alert: str = ""
     """Idempotency key of the last webhook counted, so that a redelivered job is not counted twice."""
+    report_state: str = ""
+    """The :class:`ReportState` behind the parent as last posted, so that it can be rendered again (a PR link)."""
 
     @classmethod
     def from_json_dict(cls, data: Any, app_key: str) -> ThreadRef | None:
@@ -101,6 +103,22 @@ class ReportState(StateModel):
 
     def parsed_report(self) -> Report:
         return report_from_dict(self.report)
+
+
+class FixState(StateModel):
+    """What one Open PR (or Approve) button proposes: the app, the kind of fix, and the findings it is for."""
+
+    KIND: ClassVar[str] = "fix"
+    app_key: str
+    app: str
+    app_namespace: str | None = None
+    kind: Literal["ignore", "source"]
+    slot: str
+    alert: Alert
+    findings: list[dict[str, Any]]
+
+    def parsed_findings(self) -> list[Finding]:
+        return report_from_dict({"app": self.app, "findings": self.findings}).findings
 
 
 class DigestState(StateModel):

@@ -82,7 +82,8 @@ class SlackPoster:
                 await asyncio.sleep(wait)
             self._last[channel] = time.monotonic()
 
-    async def _call(self, method: str, **kwargs: Any) -> Any:
+    async def call(self, method: str, **kwargs: Any) -> Any:
+        """One Web API call (counted); :class:`SlackUnavailable` when Slack refuses it or cannot be reached."""
         self.metrics.slack_calls.labels(method=method).inc()
         try:
             return await self.client.api_call(method, json=kwargs)
@@ -98,14 +99,14 @@ class SlackPoster:
         args: dict[str, Any] = {"channel": channel, **message.to_dict()}
         if thread_ts:
             args["thread_ts"] = thread_ts
-        resp = await self._call("chat.postMessage", **args)
+        resp = await self.call("chat.postMessage", **args)
         return str(resp["channel"]), str(resp["ts"])
 
     async def update(self, channel: str, ts: str, message: Message) -> None:
-        await self._call("chat.update", channel=channel, ts=ts, **message.to_dict())
+        await self.call("chat.update", channel=channel, ts=ts, **message.to_dict())
 
     async def ephemeral(self, channel: str, user: str, message: Message) -> None:
-        await self._call("chat.postEphemeral", channel=channel, user=user, **message.to_dict())
+        await self.call("chat.postEphemeral", channel=channel, user=user, **message.to_dict())
 
     async def upload(self, channel: str, thread_ts: str | None, filename: str, content: str, title: str) -> None:
         self.metrics.slack_calls.labels(method="files.upload_v2").inc()
@@ -117,7 +118,7 @@ class SlackPoster:
 
     async def auth_ok(self) -> bool:
         try:
-            await self._call("auth.test")
+            await self.call("auth.test")
         except SlackUnavailable:
             return False
         return True

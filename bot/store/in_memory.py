@@ -48,6 +48,7 @@ class MemoryStore:
         self._approvals: dict[str, tuple[dict[str, str], float]] = {}
         self._prs: dict[str, str] = {}
         self._audit: list[dict[str, str]] = []
+        self._messages: dict[str, tuple[str, float]] = {}
         self._writes = 0
 
     def _wrote(self) -> None:
@@ -60,6 +61,7 @@ class MemoryStore:
             self._mutes = {k: v for k, v in self._mutes.items() if v[0] > now}
             self._locks = {k: v for k, v in self._locks.items() if v[1] > now}
             self._approvals = {k: v for k, v in self._approvals.items() if v[1] > now}
+            self._messages = {k: v for k, v in self._messages.items() if v[1] > now}
 
     async def ping(self) -> None:
         return None
@@ -180,6 +182,17 @@ class MemoryStore:
         self._audit.append({k: str(v) for k, v in record.items()})
         del self._audit[:-AUDIT_MAXLEN]
         return f"{int(self._clock() * 1000)}-{len(self._audit)}"
+
+    async def remember_message(self, channel: str, ts: str, blocks: list[dict[str, Any]], ttl_s: int) -> None:
+        self._messages[f"{channel}:{ts}"] = (json.dumps(blocks), self._clock() + ttl_s)
+        self._wrote()
+
+    async def recall_message(self, channel: str, ts: str) -> list[dict[str, Any]] | None:
+        hit = self._messages.get(f"{channel}:{ts}")
+        if hit is None or hit[1] <= self._clock():
+            return None
+        blocks = json.loads(hit[0])
+        return blocks if isinstance(blocks, list) else None
 
     async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
         return [dict(r) for r in self._audit[:count]]
