@@ -30,7 +30,8 @@ from starlette.routing import Route
 from bot.config import Settings, required
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
-from bot.services import Services, argocd_factory, clusters
+from bot.services import Services, argocd_factory, clusters, git_factory
+from bot.slack.directory import Directory
 from bot.slack.poster import SlackPoster, make_client
 from bot.store import MemoryStore, RedisStore, Store, StoreUnavailable
 from bot.worker import Worker
@@ -57,7 +58,8 @@ def build_services(settings: Settings, metrics: Metrics | None = None) -> Servic
     client = make_client(required(slack.bot_token, "SLACK_BOT_TOKEN").get_secret_value(), slack.api_url, metrics)
     poster = SlackPoster(client, metrics, per_channel_interval=slack.channel_interval_s)
     return Services(settings=settings, store=store, queue=queue, metrics=metrics, poster=poster,
-                    argocd=argocd_factory(settings.argocd), cluster=clusters(settings.argocd))  # fmt: skip
+                    argocd=argocd_factory(settings.argocd), cluster=clusters(settings.argocd),
+                    directory=Directory(poster), git=git_factory(settings.git))  # fmt: skip
 
 
 def build_bolt(services: Services) -> AsyncApp:

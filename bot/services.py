@@ -11,12 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.config import ArgoCDSettings, required
+from bot.config import ArgoCDSettings, GitSettings, required
 from bot.intake import Intake
 from bot.sources.argocd import ArgoCDClient, tls_verify
 from bot.sources.cluster import Clusters, ClusterSource
+from bot.sources.git import GitHost, make_git_host
 
 if TYPE_CHECKING:
+    from bot.slack.directory import Directory
     from bot.slack.poster import SlackPoster
 
 
@@ -27,6 +29,10 @@ class Services(Intake):
     """A new Argo CD client per analysis (each is closed after use)."""
     cluster: Clusters | ClusterSource | None
     """The clusters of the apps' destinations (kubeconfig or in-cluster), one given cluster, or ``None``: none."""
+    directory: Directory
+    """Slack users and user groups (approvers, names for PR bodies)."""
+    git: Callable[[], GitHost] | None = None
+    """A new Git host client per pull request; ``None`` when ``GIT_PROVIDER`` is unset (no Open PR buttons)."""
 
 
 def argocd_factory(cfg: ArgoCDSettings) -> Callable[[], ArgoCDClient]:
@@ -40,3 +46,12 @@ def argocd_factory(cfg: ArgoCDSettings) -> Callable[[], ArgoCDClient]:
 def clusters(cfg: ArgoCDSettings) -> Clusters:
     """The destination clusters, from ``KUBECONFIG`` and ``ARGOCD_CLUSTER_CONTEXTS``."""
     return Clusters(cfg.kubeconfig, cfg.cluster_contexts)
+
+
+def git_factory(cfg: GitSettings) -> Callable[[], GitHost] | None:
+    """Git host clients from the ``git`` settings, or ``None`` when no provider is configured."""
+    if cfg.provider is None:
+        return None
+    token = required(cfg.token, "GIT_TOKEN").get_secret_value()
+    provider, api_url = cfg.provider, cfg.api_url
+    return lambda: make_git_host(provider, api_url, token)

@@ -22,12 +22,13 @@ import contextlib
 import hashlib
 import logging
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bot import wording
 from bot.config import required
 from bot.errors import ArgoWhyError
-from bot.jobs import ButtonJob, CommandJob, Job, JobRejected, NoteJob, WebhookJob, app_key, parse_job
+from bot.fixflow import FixFlow
+from bot.jobs import ButtonJob, CommandJob, FixJob, Job, JobRejected, NoteJob, WebhookJob, app_key, parse_job
 from bot.model import Report
 from bot.queue import Entry
 from bot.services import Services
@@ -43,6 +44,7 @@ from bot.slack.render import (
     parent_message,
     thread_messages,
 )
+from bot.slack.render.fixes import FixButtons
 from bot.sources.argocd import ArgoCDError
 from bot.state import DigestItem, DigestState, ReportState, ThreadRef
 from bot.store import StoreUnavailable
@@ -62,6 +64,17 @@ def fingerprint(report: Report) -> str:
     return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class Controls:
+    """The buttons of one alert: the report's (Show diff, Mute, Re-check) and the Open PR ones, by message."""
+
+    buttons: Buttons
+    parent_fixes: FixButtons | None
+    thread_fixes: FixButtons | None
+    state: str
+    """The report state behind the buttons (kept in the thread map, so the parent can be rendered again)."""
+
+
 class AnalysisFailed(ArgoWhyError):
     """The analysis failed after every attempt; the message says why, for the thread."""
 
@@ -73,6 +86,7 @@ class Worker:
         self.consumer = consumer
         self.claim_idle_ms = claim_idle_ms
         self.backoff_s = backoff_s
+        self.fixes = FixFlow(services, services.directory, services.git, consumer)
 
     # --- the loop -------------------------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:
@@ -150,6 +164,8 @@ class Worker:
                 await self._command(job)
             case ButtonJob():
                 await self._button(job)
+            case FixJob():
+                await self.fixes.click(job)
             case NoteJob():
                 await self.s.poster.post(job.channel, Message(text=job.text, blocks=[]), thread_ts=job.thread_ts)
 
@@ -205,14 +221,14 @@ class Worker:
                 item = DigestItem(alert=alert, report=report.to_dict())
                 await self.s.store.add_to_digest(key, item.model_dump(mode="json"))
                 return
-        buttons = await self._buttons(key, name, ns, alert, report)
+        controls = await self._controls(key, name, ns, alert, report)
         fp = fingerprint(report)
         if ref is None:
             channel = required(self.s.settings.slack.channel, "SLACK_CHANNEL")
             alert = replace(alert, unsettled_syncs=1)
-            ch, ts = await self.s.poster.post(channel, parent_message(report, alert, buttons))
+            ch, ts = await self._parent(channel, None, report, alert, controls)
             ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1,
-                            updated=time.time(), last_alert=job.key)  # fmt: skip
+                            updated=time.time(), last_alert=job.key, report_state=controls.state)  # fmt: skip
             await self.s.store.save_thread(ref, key)  # before the replies: a retry re-uses this thread
             replies = True
         else:
@@ -220,13 +236,13 @@ class Worker:
             redelivered = bool(job.key) and job.key == ref.last_alert
             unsettled = (ref.unsettled_syncs + (0 if redelivered else 1)) if same_episode else 1
             alert = replace(alert, unsettled_syncs=unsettled)
-            await self.s.poster.update(ref.channel, ref.ts, parent_message(report, alert, buttons))
+            await self._parent(ref.channel, ref.ts, report, alert, controls)
             replies = fp != ref.fingerprint or not same_episode
-            ref = replace(ref, status="drift", unsettled_syncs=unsettled, updated=time.time(), last_alert=job.key)
+            ref = replace(ref, status="drift", unsettled_syncs=unsettled, updated=time.time(), last_alert=job.key,
+                          report_state=controls.state)  # fmt: skip
             await self.s.store.save_thread(ref, key)
         if replies:
-            for m in thread_messages(report, alert):
-                await self.s.poster.post(ref.channel, m, thread_ts=ref.ts)
+            await self._thread(ref.channel, ref.ts, report, alert, controls)
             await self.s.store.save_thread(replace(ref, fingerprint=fp), key)
 
     async def _turn_green(self, ref: ThreadRef | None, alert: Alert, key: str) -> None:
@@ -237,10 +253,33 @@ class Worker:
         )
         await self.s.store.save_thread(replace(ref, status="synced", fingerprint="", updated=time.time()), key)
 
-    async def _buttons(self, key: str, name: str, ns: str | None, alert: Alert, report: Report) -> Buttons:
+    async def _controls(self, key: str, name: str, ns: str | None, alert: Alert, report: Report, *,
+                        fixes: bool = True) -> Controls:  # fmt: skip
+        """The buttons of an alert: Show diff, Mute and Re-check (one state), and the Open PR buttons."""
         state = ReportState(app_key=key, app=name, app_namespace=ns, alert=alert, report=report.to_dict())
         state_id = await state.save(self.s.store, STATE_TTL_S)
-        return Buttons(show_diff=state_id, mute=state_id, recheck=state_id)
+        parent, thread = await self.fixes.buttons(key, name, ns, alert, report) if fixes else (None, None)
+        return Controls(Buttons(show_diff=state_id, mute=state_id, recheck=state_id), parent, thread, state_id)
+
+    async def _parent(self, channel: str, ts: str | None, report: Report, alert: Alert,
+                      controls: Controls) -> tuple[str, str]:  # fmt: skip
+        """Post the parent (``ts`` None) or update it; a parent with Open PR buttons is remembered."""
+        message = parent_message(report, alert, controls.buttons, controls.parent_fixes)
+        if ts is None:
+            channel, ts = await self.s.poster.post(channel, message)
+        else:
+            await self.s.poster.update(channel, ts, message)
+        if controls.parent_fixes is not None:
+            await self.fixes.remember(channel, ts, message)
+        return channel, ts
+
+    async def _thread(self, channel: str, thread_ts: str | None, report: Report, alert: Alert,
+                      controls: Controls | None) -> None:  # fmt: skip
+        fixes = controls.thread_fixes if controls is not None else None
+        for m in thread_messages(report, alert, fixes):
+            _, ts = await self.s.poster.post(channel, m, thread_ts=thread_ts)
+            if fixes is not None:
+                await self.fixes.remember(channel, ts, m)
 
     async def _command(self, job: CommandJob) -> None:
         name, ns, channel = job.app, job.app_namespace, job.channel
@@ -258,10 +297,12 @@ class Worker:
             if full:
                 await self.s.poster.upload(channel, ts, f"{name}.diff", full, f"Diff of {name}")
             return
-        buttons = await self._buttons(app_key(name, ns), name, ns, alert, report) if report.findings else None
-        ch, ts = await self.s.poster.post(channel, parent_message(report, alert, buttons))
-        for m in thread_messages(report, alert) if report.findings else []:
-            await self.s.poster.post(ch, m, thread_ts=ts)
+        if not report.findings:
+            await self.s.poster.post(channel, parent_message(report, alert, None))
+            return
+        controls = await self._controls(app_key(name, ns), name, ns, alert, report)
+        ch, ts = await self._parent(channel, None, report, alert, controls)
+        await self._thread(ch, ts, report, alert, controls)
 
     async def _button(self, job: ButtonJob) -> None:
         state = await ReportState.load(self.s.store, job.state)
@@ -279,15 +320,16 @@ class Worker:
         report = await self.analyse(state.app, state.app_namespace)
         key = state.app_key
         ref = await self.s.store.get_thread(key)
+        controls = await self._controls(key, state.app, state.app_namespace, alert, report) if report.findings else None
         if ref is not None and ref.ts == thread_ts:
-            if report.findings:
-                buttons = await self._buttons(key, state.app, state.app_namespace, alert, report)
-                await self.s.poster.update(ref.channel, ref.ts, parent_message(report, alert, buttons))
+            if controls is not None:
+                await self._parent(ref.channel, ref.ts, report, alert, controls)
+                await self.s.store.save_thread(replace(ref, report_state=controls.state), key)
             else:
                 await self._turn_green(ref, alert, key)
-        for m in thread_messages(report, alert) if report.findings else []:
-            await self.s.poster.post(channel, m, thread_ts=thread_ts)
-        if not report.findings:
+        if controls is not None:
+            await self._thread(channel, thread_ts, report, alert, controls)
+        else:
             await self.s.poster.post(channel, Message(text=wording.SYNCED_NOW.format(app=alert.app), blocks=[]),
                                      thread_ts=thread_ts)  # fmt: skip
 
@@ -317,7 +359,8 @@ class Worker:
         for key, i in sorted(listed.items()):
             report = i.parsed_report()
             entries.append((i.alert, report))
-            buttons[i.alert.app] = await self._buttons(key, i.alert.app, i.alert.app_namespace, i.alert, report)
+            controls = await self._controls(key, i.alert.app, i.alert.app_namespace, i.alert, report, fixes=False)
+            buttons[i.alert.app] = controls.buttons
         message = digest_message(entries, buttons)
         try:
             if current and ref is not None:

@@ -18,7 +18,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 
 from bot import wording
 from bot.intake import Intake
-from bot.jobs import ActionId, ButtonJob, CommandJob, NoteJob, app_key
+from bot.jobs import ActionId, ButtonJob, CommandJob, FixJob, NoteJob, app_key
 from bot.slack.render import error_message, help_message
 from bot.state import ReportState
 from bot.store import StoreUnavailable
@@ -36,6 +36,7 @@ class Click:
     state: str
     channel: str
     thread_ts: str | None
+    """The thread the clicked message belongs to (the message itself when it is a parent)."""
     user: str
 
 
@@ -120,7 +121,7 @@ def register(app: AsyncApp, services: Intake) -> None:
             user=user,
         )
 
-    async def _enqueue(job: ButtonJob | NoteJob, respond: AsyncRespond) -> None:
+    async def _enqueue(job: ButtonJob | NoteJob | FixJob, respond: AsyncRespond) -> None:
         try:
             await services.queue.enqueue(job.payload())
         except StoreUnavailable:
@@ -154,3 +155,29 @@ def register(app: AsyncApp, services: Intake) -> None:
             return
         note = wording.MUTED.format(user=click.user, app=state.app_key, duration="24h")
         await _enqueue(NoteJob(channel=click.channel, thread_ts=click.thread_ts, text=note), respond)
+
+    async def _fix(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond, action_id: ActionId) -> None:
+        """Open PR and Approve: everything is decided by the worker, from the signed payload's ``user.id``."""
+        click = await _button(ack, body, action_id, respond)
+        if not click:
+            return
+        action = (body.get("actions") or [{}])[0]
+        message = body.get("message") or {}
+        message_ts = str((body.get("container") or {}).get("message_ts") or message.get("ts") or "")
+        raw_blocks = message.get("blocks")
+        blocks: list[Any] = raw_blocks if isinstance(raw_blocks, list) else []
+        thread_ts, block_id = message.get("thread_ts"), action.get("block_id")
+        job = FixJob(type="open_pr" if action_id == ActionId.OPEN_PR else "approve", state=click.state,
+                     channel=click.channel, message_ts=message_ts,
+                     thread_ts=thread_ts if isinstance(thread_ts, str) and thread_ts else None,
+                     block_id=block_id if isinstance(block_id, str) and block_id else None, user=click.user,
+                     blocks=[b for b in blocks if isinstance(b, dict)])  # fmt: skip
+        await _enqueue(job, respond)
+
+    @app.action(ActionId.OPEN_PR)
+    async def open_pr(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
+        await _fix(ack, body, respond, ActionId.OPEN_PR)
+
+    @app.action(ActionId.APPROVE)
+    async def approve(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
+        await _fix(ack, body, respond, ActionId.APPROVE)

@@ -6,7 +6,8 @@ argocd-server 3.x's wire format (../shared/notes/argocd.md §2-§4), not against
 What it guarantees:
 
 * Routes (GET): ``/api/v1/applications``, ``/api/v1/applications/{name}`` and its ``managed-resources``,
-  ``resource``, ``manifests``, ``resource-tree`` and ``events`` sub-paths, and the anonymous ``/api/version``.
+  ``resource``, ``manifests``, ``resource-tree`` and ``events`` sub-paths, ``/api/v1/applicationsets/{name}``, and the
+  anonymous ``/api/version``.
   Any other path answers grpc-gateway's 404 ``{"error":"Not Found","code":5,"message":"Not Found"}`` (the gateway
   answers it before authentication, as the real server does).
 * Authentication: ``Authorization: Bearer <token>`` on every route under ``/api/v1``, else 401 with gRPC code 16
@@ -480,6 +481,7 @@ class _App:
         return str((self.app.get("spec") or {}).get("project") or "default")
 
 
+_APPSET_ROUTE = re.compile(r"/api/v1/applicationsets/(?P<name>[^/]+)")
 _APP_ROUTE = re.compile(
     r"/api/v1/applications/(?P<name>[^/]+)(?:/(?P<sub>managed-resources|resource|manifests|resource-tree|events))?"
 )
@@ -493,6 +495,7 @@ class FakeArgoCD(LocalServer):
 
     def __init__(self) -> None:
         self._apps: dict[tuple[str, str], _App] = {}
+        self._appsets: dict[tuple[str, str], Obj] = {}
         self._resource_version = 70000
         super().__init__("fake-argocd")
 
@@ -540,6 +543,16 @@ class FakeArgoCD(LocalServer):
             entry.app["metadata"].setdefault("resourceVersion", str(self._resource_version))
             self._apps[(entry.namespace, entry.name)] = entry
 
+    def add_appset(self, appset: Obj) -> None:
+        """Serve an ApplicationSet at ``/api/v1/applicationsets/{name}`` (``appsetNamespace``, default argocd)."""
+        appset = copy.deepcopy(appset)
+        meta = appset.setdefault("metadata", {})
+        meta.setdefault("namespace", "argocd")
+        with self._lock:
+            self._resource_version += 1
+            meta.setdefault("resourceVersion", str(self._resource_version))
+            self._appsets[(meta["namespace"], meta["name"])] = appset
+
     # -- HTTP --------------------------------------------------------------------------------------------------
 
     def _json(self, body: Any, status: int = 200) -> Response:
@@ -554,9 +567,10 @@ class FakeArgoCD(LocalServer):
         if path == "/api/version":  # anonymous in argocd-server, handy for readiness checks
             return self._json({"Version": self.VERSION, "BuildDate": "2026-10-20T12:00:00Z", "GoVersion": "go1.25"})
         route = _APP_ROUTE.fullmatch(path)
+        appset_route = _APPSET_ROUTE.fullmatch(path)
         # Write routes (sync, delete, patch, ...) exist in argocd-server: they authenticate and then fail RBAC.
         writing = request.method != "GET" and path.startswith("/api/v1/")
-        if path != "/api/v1/applications" and route is None and not writing:
+        if path != "/api/v1/applications" and route is None and appset_route is None and not writing:
             return self._error(ApiError(404, 5, "Not Found"))
         token = self.bearer(request)
         if token is None:
@@ -567,6 +581,11 @@ class FakeArgoCD(LocalServer):
             return self._error(_permission_denied())  # the read-only account lacks create/update/sync/delete
         try:
             with self._lock:
+                if appset_route is not None:
+                    appset = self._appsets.get((request.arg("appsetNamespace") or "argocd", appset_route["name"]))
+                    if appset is None:  # as for apps, RBAC hides whether it exists
+                        raise _permission_denied()
+                    return self._json(appset)
                 if route is None:
                     return self._json(self._list(request))
                 app = self._lookup(request, route["name"])

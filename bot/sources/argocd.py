@@ -135,6 +135,11 @@ class ArgoCDClient:
                 raise await self._explain_missing(name, app_namespace, e) from e
             raise
 
+    async def applicationset(self, name: str, appset_namespace: str | None = None) -> dict[str, Any]:
+        """``GET /api/v1/applicationsets/{name}`` (``applicationsets, get`` in Argo CD's RBAC)."""
+        params = {"appsetNamespace": appset_namespace} if appset_namespace else {}
+        return await self._get(f"/api/v1/applicationsets/{quote(name, safe='')}", params)
+
     async def applications(self, selector: str | None = None) -> list[dict[str, Any]]:
         params = {"selector": selector} if selector else {}
         body = await self._get("/api/v1/applications", params)

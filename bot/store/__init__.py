@@ -40,7 +40,7 @@ key                                    value                                    
                                        opened, until it is merged or closed                    write
 ``<p>audit``                           stream: every approval decision (who, when, what,       no TTL; capped at
                                        allowed or refused), fields as given                    ~100 000 entries
-``<p>message:<channel>:<ts>``          JSON blocks of a message that carries fix buttons, so   ``ttl_s`` of the call
+``<p>message:<channel>:<ts>``          JSON text and blocks of a message with fix buttons, so   ``ttl_s`` of the call
                                        a button block can be replaced (PR link) later          (14 days)
 =====================================  ======================================================  ======================
 """

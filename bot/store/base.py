@@ -108,11 +108,11 @@ class Store(Protocol):
         """Append a decision to the audit stream; its entry id."""
         ...
 
-    async def remember_message(self, channel: str, ts: str, blocks: list[dict[str, Any]], ttl_s: int) -> None:
-        """Keep the blocks of a message the bot posted, so that one of its blocks can be replaced later."""
+    async def remember_message(self, channel: str, ts: str, message: dict[str, Any], ttl_s: int) -> None:
+        """Keep a message the bot posted (``{"text", "blocks"}``), so that one of its blocks can be replaced later."""
         ...
 
-    async def recall_message(self, channel: str, ts: str) -> list[dict[str, Any]] | None: ...
+    async def recall_message(self, channel: str, ts: str) -> dict[str, Any] | None: ...
 
     async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
         """The oldest ``count`` audit records (for operators and tests)."""

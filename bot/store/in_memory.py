@@ -183,16 +183,15 @@ class MemoryStore:
         del self._audit[:-AUDIT_MAXLEN]
         return f"{int(self._clock() * 1000)}-{len(self._audit)}"
 
-    async def remember_message(self, channel: str, ts: str, blocks: list[dict[str, Any]], ttl_s: int) -> None:
-        self._messages[f"{channel}:{ts}"] = (json.dumps(blocks), self._clock() + ttl_s)
+    async def remember_message(self, channel: str, ts: str, message: dict[str, Any], ttl_s: int) -> None:
+        self._messages[f"{channel}:{ts}"] = (json.dumps(message), self._clock() + ttl_s)
         self._wrote()
 
-    async def recall_message(self, channel: str, ts: str) -> list[dict[str, Any]] | None:
+    async def recall_message(self, channel: str, ts: str) -> dict[str, Any] | None:
         hit = self._messages.get(f"{channel}:{ts}")
         if hit is None or hit[1] <= self._clock():
             return None
-        blocks = json.loads(hit[0])
-        return blocks if isinstance(blocks, list) else None
+        return json_object(hit[0])
 
     async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
         return [dict(r) for r in self._audit[:count]]

@@ -212,16 +212,15 @@ class RedisStore:
         with self._guard("append_audit"):
             return text(await self._r.xadd(f"{self._p}audit", fields, maxlen=AUDIT_MAXLEN, approximate=True))
 
-    async def remember_message(self, channel: str, ts: str, blocks: list[dict[str, Any]], ttl_s: int) -> None:
-        value = json.dumps({"blocks": blocks})
+    async def remember_message(self, channel: str, ts: str, message: dict[str, Any], ttl_s: int) -> None:
+        value = json.dumps(message)
         with self._guard("remember_message"):
             await self._r.set(f"{self._p}message:{channel}:{ts}", value, ex=ttl_s)
 
-    async def recall_message(self, channel: str, ts: str) -> list[dict[str, Any]] | None:
+    async def recall_message(self, channel: str, ts: str) -> dict[str, Any] | None:
         with self._guard("recall_message"):
             raw = await self._r.get(f"{self._p}message:{channel}:{ts}")
-        blocks = (json_object(raw) or {}).get("blocks")
-        return blocks if isinstance(blocks, list) else None
+        return json_object(raw)
 
     async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
         with self._guard("read_audit"):

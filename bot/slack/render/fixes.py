@@ -29,7 +29,6 @@ from bot.slack.render.phrases import resource_name
 
 FixKind = Literal["ignore", "source"]
 SLOT_ALL = "all"
-SLOT_ALL_SOURCE = "all-source"
 _USER = re.compile(r"[UW][A-Z0-9]{2,20}")
 _GROUP = re.compile(r"S[A-Z0-9]{2,20}")
 
@@ -106,16 +105,16 @@ def _confirm(title: str, text: str, yes: str) -> dict[str, Any]:
     }
 
 
-def pr_link_block(slot: str, pr: PRLink) -> JSONBlock:
-    """What replaces a button once its PR is open: "PR #N opened by @user", in the button's own block."""
+def pr_link_block(block_id: str, pr: PRLink) -> JSONBlock:
+    """What replaces a button once its PR is open: "PR #N opened by @user", under the button's block id."""
     text = fill(wording.SLACK_PR_OPENED_BY, link=_pr_link(pr), user=mention(pr.by))
-    return {"type": "context", "block_id": fix_block_id(slot), "elements": [{"type": "mrkdwn", "text": text}]}
+    return {"type": "context", "block_id": block_id, "elements": [{"type": "mrkdwn", "text": text}]}
 
 
 def fix_block(slot: str, kind: FixKind, findings: Sequence[Finding], app: str, fixes: FixButtons) -> JSONBlock | None:
     """The Open PR button of ``slot`` (or the PR opened for it), or ``None`` when the slot has neither."""
     if slot in fixes.prs:
-        return pr_link_block(slot, fixes.prs[slot])
+        return pr_link_block(fix_block_id(slot), fixes.prs[slot])
     state = fixes.states.get(slot)
     if state is None or not findings:
         return None

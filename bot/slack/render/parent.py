@@ -26,6 +26,7 @@ from bot.slack.render.blocks import (
     section,
 )
 from bot.slack.render.escaping import clip, code, cut_note, escape, fill, in_code, plural
+from bot.slack.render.fixes import SLOT_ALL, FixButtons, fix_block
 from bot.slack.render.inputs import Alert, Buttons
 from bot.slack.render.phrases import app_md, note_texts, report_counts, verdict, verdict_plain
 
@@ -57,12 +58,13 @@ def _summary_plain(findings: Sequence[Finding], shown: int = 3) -> str:
     return "; ".join(parts)
 
 
-def parent_message(report: Report, alert: Alert, buttons: Buttons | None) -> Message:
+def parent_message(report: Report, alert: Alert, buttons: Buttons | None, fixes: FixButtons | None = None) -> Message:
     """The one message per drift episode: app, revision, syncs, warnings first, one verdict per field, buttons.
 
     ``alert.status`` "synced" turns it green (what had drifted stays listed, no buttons); "failed" says the
-    analysis failed (Re-check and Mute only). ``buttons=None`` leaves the actions block out. The title, the facts
-    and the buttons always fit; the warnings and the verdicts share what is left of the message's budget.
+    analysis failed (Re-check and Mute only). ``buttons=None`` leaves the actions block out. ``fixes`` adds the
+    Open PR button for every finding that has a rule (or the link of the PR already opened for them) in its own
+    block. The title, the facts and the buttons always fit; the warnings and the verdicts share what is left.
     """
     note = cut_note(alert.app)
     app = app_md(alert)
@@ -86,6 +88,10 @@ def parent_message(report: Report, alert: Alert, buttons: Buttons | None) -> Mes
     facts = _facts(alert, unsettled=alert.status != "synced")
     info = [context([facts], note)] if facts else []
     tail = [actions_block(buttons, alert.app, actions)] if buttons is not None and actions else []
+    if fixes is not None and alert.status == "drift":
+        ruled = [f for f in report.findings if f.fix.rule is not None]
+        block = fix_block(SLOT_ALL, "ignore", ruled, alert.app, fixes)
+        tail += [block] if block is not None else []
     room = MESSAGE_BUDGET - json_size([*head, *info, *tail]) - 400  # 400: the "more in the thread" line, separators
 
     warnings: list[JSONBlock] = []

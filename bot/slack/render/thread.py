@@ -16,6 +16,7 @@ from bot import wording
 from bot.model import Finding, Report
 from bot.slack.render.blocks import JSONBlock, Message, context, header, message, pack, section
 from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, plural, value_md
+from bot.slack.render.fixes import FixButtons, fix_block, slot_finding
 from bot.slack.render.inputs import Alert
 from bot.slack.render.phrases import (
     POINTER_LIMIT,
@@ -119,8 +120,11 @@ def _notes_groups(notes: Sequence[str], note: str) -> list[tuple[list[JSONBlock]
     return [([context(texts[i : i + 10], note)], "") for i in range(0, len(texts), 10)]
 
 
-def thread_messages(report: Report, alert: Alert) -> list[Message]:
+def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = None) -> list[Message]:
     """The thread under the parent: one section pair per finding, then "What not to do" and the notes.
+
+    ``fixes`` adds, under each finding that has a rule, its Open PR button (slot ``finding-N``) and, where the
+    better fix is in the source, "Open PR: fix the source" (slot ``source-N``), or the PR already opened.
 
     Split into as many messages as needed so that each stays within the limits of :mod:`bot.slack.render`.
     """
@@ -145,6 +149,10 @@ def thread_messages(report: Report, alert: Alert) -> list[Message]:
     for number, f in enumerate(report.findings, 1):
         blocks = [*head] if number == 1 else [{"type": "divider"}]
         blocks += [_evidence_section(f, number, total, note), _fix_section(f, note)]
+        if fixes is not None:
+            for kind in ("ignore", "source"):
+                button = fix_block(slot_finding(number - 1, kind), kind, [f], alert.app, fixes)
+                blocks += [button] if button is not None else []
         groups.append((blocks, verdict_plain(f)))
     packed = pack(groups)
 

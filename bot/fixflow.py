@@ -1,0 +1,287 @@
+"""A click on Open PR or Approve, from the worker: who may, how many approved, then the pull request.
+
+The flow of DESIGN.md section 6 (a contract), for one :class:`bot.jobs.FixJob`:
+
+1. the button's value is an opaque :class:`bot.state.FixState` id; the approver is the job's ``user`` (the signed
+   payload's ``user.id``), never anything the button carries;
+2. without a Git provider there is nothing to do; a PR already opened for the same fix is linked, not repeated;
+3. :func:`bot.approvals.decide`: nobody may approve (``APPROVERS`` empty), not allowed, the same person twice,
+   "approved 1 of 2" (posted with an Approve button), or approved;
+4. approved: under a lock per fix (``lock:pr:<fix_id>``, so double clicks, Slack retries and two replicas open
+   one PR) the definition is located, edited, pushed and the PR opened (:mod:`bot.fixes`); the button block of
+   the message that carried it (and of the first approver's message) becomes "PR #N opened by @user", the thread
+   says what was proposed, and the PR is remembered for the follow-up job.
+
+Every decision, allowed or refused, is said in the thread and appended to ``argo-why:audit``. Errors of the Git
+host or Argo CD are said in the thread in the host's own sentence; nothing is retried behind the person's back
+(their approvals stay valid for 24 h, so a second click retries).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Literal
+
+from bot import wording
+from bot.approvals import Decision, audit_record, decide
+from bot.errors import ArgoWhyError
+from bot.fixes.locate import Definition, Locator, NoDefinition
+from bot.fixes.opener import AlreadyPresent, Opened, Paste, open_fix, paste_snippet
+from bot.fixes.pr_text import Target, change_yaml, pr_body, pr_title
+from bot.fixes.proposal import Proposal, ignore_proposal, source_fixable, source_proposal
+from bot.jobs import FixJob
+from bot.model import Alert, Finding, Report
+from bot.services import Services
+from bot.slack.directory import Directory
+from bot.slack.render import Message, error_message
+from bot.slack.render.fixes import (
+    SLOT_ALL,
+    FixButtons,
+    PRLink,
+    approval_message,
+    approvers_text,
+    ephemeral_notice,
+    fix_notice,
+    paste_message,
+    pr_link_block,
+    pr_opened_message,
+    replace_block,
+    slot_finding,
+)
+from bot.sources.git import GitHost, GitHostError
+from bot.state import FixState
+
+log = logging.getLogger("argo_why.fixes")
+LOCK_TTL_S = 300
+MESSAGE_TTL_S = 14 * 24 * 3600
+
+
+def proposal_of(state: FixState) -> Proposal | None:
+    findings = state.parsed_findings()
+    if state.kind == "source":
+        return source_proposal(state.app, state.app_namespace, findings)
+    return ignore_proposal(state.app, state.app_namespace, findings)
+
+
+class FixFlow:
+    def __init__(self, services: Services, directory: Directory, git: Callable[[], GitHost] | None,
+                 owner: str) -> None:  # fmt: skip
+        self.s = services
+        self.directory = directory
+        self.git = git
+        self.owner = owner
+
+    # --- saying things ------------------------------------------------------------------------------------
+    async def _thread(self, job: FixJob, message: Message) -> str:
+        _, ts = await self.s.poster.post(job.channel, message, thread_ts=job.thread_ts or job.message_ts)
+        return ts
+
+    async def _audit(self, job: FixJob, p: Proposal | None, decision: str, **extra: str) -> None:
+        record = audit_record(user=job.user, action=job.type, decision=decision, app=p.app_key if p else "",
+                              fix_id=p.fix_id if p else "", at=time.time(), **extra)  # fmt: skip
+        await self.s.store.append_audit(record)
+
+    async def remember(self, channel: str, ts: str, message: Message) -> None:
+        """Keep a posted message with fix buttons, so that its button block can become the PR's link."""
+        await self.s.store.remember_message(channel, ts, message.to_dict(), MESSAGE_TTL_S)
+
+    async def replace_button(self, channel: str, ts: str, block_id: str, new: dict[str, Any],
+                             fallback: list[dict[str, Any]] | None = None) -> bool:  # fmt: skip
+        """Replace one block of a message the bot posted; ``False`` when the message or block is unknown."""
+        kept = await self.s.store.recall_message(channel, ts)
+        blocks = (kept or {}).get("blocks") or fallback or []
+        replaced = replace_block(blocks, block_id, new)
+        if replaced is None:
+            return False
+        text = str((kept or {}).get("text") or wording.SLACK_PR_LINK.format(number=""))
+        message = Message(text=text, blocks=replaced)
+        await self.s.poster.update(channel, ts, message)
+        await self.remember(channel, ts, message)
+        return True
+
+    # --- the buttons --------------------------------------------------------------------------------------
+    async def buttons(self, key: str, name: str, ns: str | None, alert: Alert, report: Report
+                      ) -> tuple[FixButtons | None, FixButtons | None]:  # fmt: skip
+        """The Open PR buttons of the parent (all findings with a rule) and of the thread (one per finding, and
+        "fix the source" where that is the better fix and the source is plain YAML); a slot whose fix already has
+        a PR shows its link instead. ``(None, None)`` without a Git provider."""
+        if self.git is None or not report.findings:
+            return None, None
+        required = self.s.settings.git.approvals_required
+
+        async def slot(slot: str, kind: Literal["ignore", "source"], findings: list[Finding],
+                       states: dict[str, str], prs: dict[str, PRLink]) -> None:  # fmt: skip
+            p = ignore_proposal(name, ns, findings) if kind == "ignore" else source_proposal(name, ns, findings)
+            if p is None:
+                return
+            record = await self.s.store.get_pr(p.fix_id)
+            if record is not None:
+                prs[slot] = _link(record)
+                return
+            state = FixState(app_key=key, app=name, app_namespace=ns, kind=kind, slot=slot, alert=alert,
+                             findings=[f.to_dict() for f in p.findings])  # fmt: skip
+            states[slot] = await state.save(self.s.store, MESSAGE_TTL_S)
+
+        parent_states: dict[str, str] = {}
+        parent_prs: dict[str, PRLink] = {}
+        await slot(SLOT_ALL, "ignore", report.findings, parent_states, parent_prs)
+        states: dict[str, str] = {}
+        prs: dict[str, PRLink] = {}
+        plain_yaml = "Directory" in ((report.application or {}).get("source_types") or [])
+        for i, f in enumerate(report.findings):
+            await slot(slot_finding(i), "ignore", [f], states, prs)
+            if plain_yaml and source_fixable(f):
+                await slot(slot_finding(i, "source"), "source", [f], states, prs)
+        return FixButtons(parent_states, parent_prs, required), FixButtons(states, prs, required)
+
+    # --- the click ----------------------------------------------------------------------------------------
+    async def click(self, job: FixJob) -> None:
+        state = await FixState.load(self.s.store, job.state)
+        p = proposal_of(state) if state is not None else None
+        if state is None or p is None:
+            await self.s.poster.ephemeral(job.channel, job.user, error_message(wording.STATE_EXPIRED))
+            return
+        if self.git is None:
+            await self._audit(job, p, "refused", reason="no Git provider configured")
+            await self.s.poster.ephemeral(job.channel, job.user, error_message(wording.SLACK_PR_NO_GIT))
+            return
+        if await self._already_open(job, p):
+            return
+        git = self.s.settings.git
+        origin = {"channel": job.channel, "ts": job.message_ts, "block_id": job.block_id or ""}
+        decision = await decide(self.s.store, self.directory, allowed=git.approvers, required=git.approvals_required,
+                                fix_id=p.fix_id, user=job.user, now=time.time(), origin=origin)  # fmt: skip
+        if decision.outcome == "approved":
+            await self._open(job, state, p, decision)
+            return
+        await self._not_yet(job, state, p, decision)
+
+    async def _already_open(self, job: FixJob, p: Proposal) -> bool:
+        record = await self.s.store.get_pr(p.fix_id)
+        if record is None:
+            return False
+        pr = _link(record)
+        await self._audit(job, p, "already-open", pr=str(pr.number))
+        await self._thread(job, fix_notice(wording.SLACK_PR_EXISTING, app=p.app, pr=pr, user=pr.by))
+        if job.block_id:
+            await self.replace_button(job.channel, job.message_ts, job.block_id,
+                                      pr_link_block(job.block_id, pr), job.blocks)  # fmt: skip
+        return True
+
+    async def _not_yet(self, job: FixJob, state: FixState, p: Proposal, d: Decision) -> None:
+        allowed = self.s.settings.git.approvers
+        if d.outcome == "nobody-may":
+            await self._audit(job, p, "refused", reason="APPROVERS is empty")
+            await self._thread(job, fix_notice(wording.SLACK_PR_REFUSED, app=p.app, user=job.user))
+            await self.s.poster.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_NOBODY))
+        elif d.outcome == "not-allowed":
+            await self._audit(job, p, "refused", reason="not an approver")
+            await self._thread(job, fix_notice(wording.SLACK_PR_REFUSED, app=p.app, user=job.user))
+            notice = ephemeral_notice(wording.SLACK_PR_ONLY, approvers=approvers_text(allowed))
+            await self.s.poster.ephemeral(job.channel, job.user, notice)
+        elif d.outcome == "twice":
+            await self._audit(job, p, "refused", reason="the same approver twice", approvals=str(len(d.approvers)))
+            await self._thread(job, fix_notice(wording.SLACK_PR_TWICE_THREAD, app=p.app, user=job.user))
+            await self.s.poster.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_TWICE))
+        else:  # partial
+            await self._audit(job, p, "approved", approvals=f"{len(d.approvers)} of {d.required}")
+            message = approval_message(p.app, p.kind, p.findings, d.approvers, d.required, job.state)
+            ts = await self._thread(job, message)
+            await self.remember(job.channel, ts, message)
+
+    async def _open(self, job: FixJob, state: FixState, p: Proposal, d: Decision) -> None:
+        lock = f"pr:{p.fix_id}"
+        if not await self.s.store.acquire_lock(lock, self.owner, LOCK_TTL_S):
+            await self._audit(job, p, "busy")
+            await self.s.poster.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_BUSY))
+            return
+        try:
+            if await self._already_open(job, p):  # the other replica finished while we waited for the lock
+                return
+            await self._audit(job, p, "approved", approvals=f"{len(d.approvers)} of {d.required}")
+            try:
+                await self._open_locked(job, p, d)
+            except (GitHostError, ArgoWhyError) as e:
+                await self._audit(job, p, "failed", reason=getattr(e, "kind", type(e).__name__))
+                await self._thread(job, fix_notice(wording.SLACK_PR_FAILED, app=p.app, icon=":warning:",
+                                                   reason=str(e)))  # fmt: skip
+        finally:
+            await self.s.store.release_lock(lock, self.owner)
+
+    async def _definition(self, locator: Locator, app: dict[str, Any], p: Proposal) -> Definition | NoDefinition:
+        if p.kind == "ignore":
+            return await locator.application(app)
+        r = p.findings[0].resource
+        return await locator.manifest(app, r.kind, r.name, r.namespace or None)
+
+    async def _open_locked(self, job: FixJob, p: Proposal, d: Decision) -> None:
+        assert self.git is not None
+        settings = self.s.settings.git
+        async with self.s.argocd() as argocd, self.git() as git:
+            app = await argocd.application(p.app, p.app_namespace)
+            locator = Locator(argocd, git, provider=settings.provider or "github", api_url=settings.api_url)
+            where = await self._definition(locator, app, p)
+            if isinstance(where, NoDefinition):
+                await self._audit(job, p, "no-pr", reason=where.reason)
+                await self._thread(job, paste_message(p.app, where.reason, paste_snippet(p)))
+                return
+            names = [await self.directory.name(u) for u in d.approvers]
+            thread_url = await self._permalink(job.channel, job.thread_ts or job.message_ts)
+            target = Target(str(where.repo), where.file.path, where.base,
+                            "spec.template.spec" if where.applicationset else "spec", where.applicationset)  # fmt: skip
+            title = pr_title(p)
+            body = pr_body(p, target, approvers=names, thread_url=thread_url)
+            outcome = await open_fix(p, where, git, title=title, body=body)
+        if isinstance(outcome, Paste):
+            await self._audit(job, p, "no-pr", reason=outcome.reason)
+            await self._thread(job, paste_message(p.app, outcome.reason, outcome.snippet))
+            return
+        if isinstance(outcome, AlreadyPresent):
+            await self._audit(job, p, "already-present")
+            await self._thread(job, fix_notice(wording.SLACK_PR_ALREADY_PRESENT, app=p.app, path=where.file.path,
+                                               repo=str(where.repo), base=where.base))  # fmt: skip
+            await self.s.store.clear_approvals(p.fix_id)
+            return
+        await self._opened(job, p, d, where, outcome, title)
+
+    async def _opened(self, job: FixJob, p: Proposal, d: Decision, where: Definition, outcome: Opened,
+                      title: str) -> None:  # fmt: skip
+        pr = PRLink(outcome.pr.number, outcome.pr.url, job.user, outcome.pr.title or title)
+        origins = [{"channel": job.channel, "ts": job.message_ts, "block_id": job.block_id or ""}]
+        first = d.first_origin
+        if first and first.get("ts") and first.get("ts") != job.message_ts:
+            origins.append({k: str(first.get(k) or "") for k in ("channel", "ts", "block_id")})
+        record = {"number": pr.number, "url": pr.url, "by": job.user, "title": pr.title, "approvers": list(d.approvers),
+                  "app": p.app, "app_namespace": p.app_namespace, "app_key": p.app_key, "kind": p.kind,
+                  "repo": where.repo.path, "host": where.repo.host, "provider": where.repo.provider,
+                  "branch": p.branch, "channel": job.channel, "thread_ts": job.thread_ts or job.message_ts,
+                  "origins": origins, "opened": time.time(), "merged_said": False}  # fmt: skip
+        await self.s.store.save_pr(p.fix_id, record)
+        await self.s.store.clear_approvals(p.fix_id)
+        await self._audit(job, p, "already-open" if outcome.existing else "opened", pr=str(pr.number), url=pr.url)
+        for o in origins:
+            if o["block_id"]:
+                fallback = job.blocks if o["ts"] == job.message_ts else None
+                await self.replace_button(o["channel"], o["ts"], o["block_id"],
+                                          pr_link_block(o["block_id"], pr), fallback)  # fmt: skip
+        rules, options = change_yaml(p)
+        change = rules + (f"# syncPolicy.syncOptions:\n{options}" if options else "")
+        message = pr_opened_message(p.app, pr, approvers=d.approvers, path=where.file.path, repo=str(where.repo),
+                                    base=where.base, change=change.rstrip(), fields=p.pointers)  # fmt: skip
+        await self._thread(job, message)
+
+    async def _permalink(self, channel: str, ts: str) -> str | None:
+        try:
+            resp = await self.s.poster.call("chat.getPermalink", channel=channel, message_ts=ts)
+        except ArgoWhyError:
+            return None  # the PR is still worth opening without the link
+        link = resp.get("permalink")
+        return str(link) if isinstance(link, str) else None
+
+
+def _link(record: dict[str, Any]) -> PRLink:
+    return PRLink(
+        int(record["number"]), str(record["url"]), str(record.get("by") or ""), str(record.get("title") or "")
+    )
