@@ -9,7 +9,7 @@ indentation and every other document of the file.
 
 Guarantees:
 
-* ``parse`` refuses what it cannot map back to lines exactly (lone CR, NEL/LS/PS
+* ``load`` refuses what it cannot map back to lines exactly (lone CR, NEL/LS/PS
   line breaks) and what is not YAML (duplicate keys included);
 * ``splice`` only inserts lines, each ending like the line it follows, and refuses
   rather than touch a last line that has no line break;
@@ -104,7 +104,7 @@ class Node:
         return key.last_line() if value.implicit_null else max(key.last_line(), value.last_line())
 
     def get(self, key: str) -> tuple[Node, Node] | None:
-        """The (key, value) pair of a mapping whose key is the plain scalar ``key``."""
+        """The (key, value) pair of a mapping whose key is the scalar ``key``; None when absent."""
         found = [(k, v) for k, v in self.pairs if k.kind == "scalar" and k.value == key]
         if len(found) > 1:
             raise Refusal(f"the key {key!r} appears twice")
@@ -199,6 +199,7 @@ def split_lines(text: str) -> list[str]:
 
 
 def load(text: str) -> Parsed:
+    """``text`` parsed once for positions and once for data; a refusal when either cannot be trusted."""
     stripped = text.removeprefix(BOM)
     normal = stripped.replace("\r\n", "\n")
     if "\r" in normal:
