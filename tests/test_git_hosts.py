@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from bot.config import ConfigError
 from bot.sources.git import (
+    GitHost,
     GitHostError,
     GitHubClient,
     GitLabClient,
@@ -33,7 +34,6 @@ from bot.sources.git import (
     parse_web_url,
 )
 from bot.sources.git.gitlab import _next_page
-from bot.sources.git.http import HTTPGitHost
 from tests.fakes.git import BareRepo, FakeGitHost, FakeGitHub, FakeGitLab
 
 T = TypeVar("T")
@@ -325,18 +325,18 @@ class Env:
     repo: RepoRef
     bare: BareRepo
 
-    def client(self, **kwargs: Any) -> HTTPGitHost:
+    def client(self, **kwargs: Any) -> GitHost:
         kwargs.setdefault("backoff", 0.0)
         return make_git_host(self.provider, self.fake.api_url, self.fake.token, **kwargs)
 
-    def run(self, fn: Callable[[HTTPGitHost], Awaitable[T]], **kwargs: Any) -> T:
+    def run(self, fn: Callable[[GitHost], Awaitable[T]], **kwargs: Any) -> T:
         async def go() -> T:
             async with self.client(**kwargs) as host:
                 return await fn(host)
 
         return asyncio.run(go())
 
-    def error(self, fn: Callable[[HTTPGitHost], Awaitable[Any]], **kwargs: Any) -> GitHostError:
+    def error(self, fn: Callable[[GitHost], Awaitable[Any]], **kwargs: Any) -> GitHostError:
         with pytest.raises(GitHostError) as err:
             self.run(fn, **kwargs)
         return err.value
@@ -552,7 +552,7 @@ def test_fakes_write_real_commits(env: Env) -> None:
     main = env.bare.branch("main")
     assert main is not None
 
-    async def go(host: HTTPGitHost) -> str:
+    async def go(host: GitHost) -> str:
         await host.create_branch(env.repo, "argo-why/real", main)
         file = await host.get_file(env.repo, "README.md", main)
         return await host.commit_file(env.repo, "argo-why/real", "README.md", "# platform\nmore\n", "Add more",
@@ -574,7 +574,7 @@ def test_fakes_write_real_commits(env: Env) -> None:
 def test_reads(env: Env) -> None:
     main = env.bare.branch("main")
 
-    async def go(host: HTTPGitHost) -> dict[str, Any]:
+    async def go(host: GitHost) -> dict[str, Any]:
         head = await host.branch_head(env.repo, "main")
         return {
             "default": await host.default_branch(env.repo),
@@ -615,7 +615,7 @@ def test_text_round_trips_byte_for_byte(fakes: dict[str, FakeGitHost], provider:
     main = env.bare.branch("main")
     assert main is not None
 
-    async def go(host: HTTPGitHost) -> str:
+    async def go(host: GitHost) -> str:
         file = await host.get_file(env.repo, "values.yaml", main)
         assert file.text == ODD_TEXT
         await host.create_branch(env.repo, "argo-why/utf8", main)
@@ -686,7 +686,7 @@ NEW_SHOP = SHOP + (
 BRANCH = "argo-why/shop/3f2a9c1b"
 
 
-async def propose(host: HTTPGitHost, repo: RepoRef, *, branch: str = BRANCH, text: str = NEW_SHOP) -> Any:
+async def propose(host: GitHost, repo: RepoRef, *, branch: str = BRANCH, text: str = NEW_SHOP) -> Any:
     """The fix flow exactly as base.py documents it; (head the branch started from, branch head, pull request)."""
     pr = await host.find_open_pr(repo, branch)
     if pr is not None:
@@ -743,7 +743,7 @@ def test_git_calls_per_fix_do_not_depend_on_repository_size(fakes: dict[str, Fak
         assert counts == [expected, expected], provider
 
 
-async def _count(host: HTTPGitHost, env: Env) -> int:
+async def _count(host: GitHost, env: Env) -> int:
     await propose(host, env.repo)
     return host.calls
 
@@ -751,7 +751,7 @@ async def _count(host: HTTPGitHost, env: Env) -> int:
 def test_base_branch_moved_before_the_branch_is_cut(env: Env) -> None:
     """Someone pushes to main between two alerts: the branch starts from main's current head."""
 
-    async def go(host: HTTPGitHost) -> tuple[str, str]:
+    async def go(host: GitHost) -> tuple[str, str]:
         first = await host.branch_head(env.repo, "main")
         env.fake.advance(env.path, {"README.md": "# platform\nnews\n"}, message="Unrelated change")
         head, _, _ = await propose(host, env.repo)
@@ -767,7 +767,7 @@ def test_stale_file_is_refused_and_nothing_is_written(env: Env) -> None:
     main = env.bare.branch("main")
     assert main is not None
 
-    async def go(host: HTTPGitHost) -> Any:
+    async def go(host: GitHost) -> Any:
         file = await host.get_file(env.repo, "apps/shop.yaml", main)
         await host.create_branch(env.repo, BRANCH, main)
         env.fake.advance(env.path, {"apps/shop.yaml": SHOP + "# edited by a person\n"}, branch=BRANCH)
@@ -788,7 +788,7 @@ def test_writes_are_idempotent(env: Env) -> None:
     main = env.bare.branch("main")
     assert main is not None
 
-    async def twice(host: HTTPGitHost) -> list[Any]:
+    async def twice(host: GitHost) -> list[Any]:
         file = await host.get_file(env.repo, "apps/shop.yaml", main)
         out: list[Any] = []
         for _ in range(2):
@@ -821,7 +821,7 @@ def test_new_files_and_empty_pull_requests(env: Env) -> None:
     main = env.bare.branch("main")
     assert main is not None
 
-    async def go(host: HTTPGitHost) -> tuple[str, str]:
+    async def go(host: GitHost) -> tuple[str, str]:
         await host.create_branch(env.repo, BRANCH, main)
         first = await host.commit_file(env.repo, BRANCH, "apps/new.yaml", "new: 1\n", "Add", None)
         again = await host.commit_file(env.repo, BRANCH, "apps/new.yaml", "new: 1\n", "Add", None)
@@ -882,7 +882,7 @@ def test_merge_after_base_moved_makes_a_merge_commit(env: Env) -> None:
 MESSAGES: list[str] = []  # every error text seen below, for the final token check
 
 
-def _error(env: Env, fn: Callable[[HTTPGitHost], Awaitable[Any]], **kwargs: Any) -> GitHostError:
+def _error(env: Env, fn: Callable[[GitHost], Awaitable[Any]], **kwargs: Any) -> GitHostError:
     err = env.error(fn, **kwargs)
     MESSAGES.extend([str(err), repr(err)])
     assert env.fake.token not in str(err) and env.fake.token not in repr(err)

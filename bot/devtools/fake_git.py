@@ -466,7 +466,8 @@ class FakeGitHost(LocalServer):
                 return self._answer(err)
 
     def failure(self, status: int, message: str | None) -> Response:
-        return self._answer(ApiError(status, self._error_body(status, message)))
+        with self._lock:  # fail_next answers outside handle(); GitHub's answer updates the rate-limit counter
+            return self._answer(ApiError(status, self._error_body(status, message)))
 
     def _take_override(self, request: Request) -> _Override | None:
         for override in self._overrides:

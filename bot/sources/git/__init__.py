@@ -32,6 +32,7 @@ __all__ = [
     "GitHostError",
     "GitHubClient",
     "GitLabClient",
+    "HTTPGitHost",
     "PullRequest",
     "RepoRef",
     "UnsupportedRepo",
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 
-def make_git_host(provider: str, api_url: str | None, token: str, **kwargs: Any) -> HTTPGitHost:
+def make_git_host(provider: str, api_url: str | None, token: str, **kwargs: Any) -> GitHost:
     """The client for ``provider`` ("github" or "gitlab"): ``api_url`` defaults to https://api.github.com for
     GitHub and is required for GitLab; ``kwargs`` go to the client (``timeout``, ``retries``, ``transport``, ...).
     A missing or wrong setting raises ``ConfigError`` naming the variable."""

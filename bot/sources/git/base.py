@@ -129,7 +129,7 @@ class GitHost(Protocol):
         """The file at ``path`` as of ``ref`` (a branch, tag or commit sha), decoded as UTF-8."""
         ...
 
-    async def list_files(self, repo: RepoRef, path: str, ref: str, *, recursive: bool = False) -> list[str]:
+    async def list_files(self, repo: RepoRef, path: str, ref: str, recursive: bool = False) -> list[str]:
         """The files (not directories) in the directory ``path`` ("" for the root), and below it when
         ``recursive``: repository paths, sorted. Only that directory is listed, never the whole tree."""
         ...

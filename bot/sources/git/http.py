@@ -161,7 +161,7 @@ class HTTPGitHost:
         self._check_repo(repo)
         return await self._do_get_file(repo, check_repo_path(path), check_ref(ref, what="ref"))
 
-    async def list_files(self, repo: RepoRef, path: str, ref: str, *, recursive: bool = False) -> list[str]:
+    async def list_files(self, repo: RepoRef, path: str, ref: str, recursive: bool = False) -> list[str]:
         self._check_repo(repo)
         directory = check_repo_path(path, what="directory", directory=True)
         return sorted(await self._do_list_files(repo, directory, check_ref(ref, what="ref"), recursive))
