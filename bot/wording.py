@@ -316,8 +316,8 @@ GIT_RATE_LIMITED = (
 GIT_RATE_RESET_AT = "at {time} UTC, in {seconds} s"
 GIT_RATE_RESET_UNKNOWN = "in a minute or so"
 GIT_UNAVAILABLE = (
-    "{host} did not answer when asked to {action} in {repo} ({detail}), after {attempts} attempt(s); try again in "
-    "a few minutes."
+    "{host} could not {action} in {repo} ({detail}) after {attempts} attempt(s): it is unreachable, down or "
+    "overloaded. Try again in a few minutes."
 )
 GIT_REJECTED = "{host} refused to {action} in {repo} ({status}: {detail})."
 GIT_BAD_RESPONSE = "{host} answered the request to {action} in {repo} with something argo-why cannot read ({detail})."

@@ -950,7 +950,7 @@ def test_protected_branches(env: Env) -> None:
         ("GET", "", 403, "permission", "the token"),
         ("GET", "", 404, "not-found", "private repository"),
         ("GET", "", 422, "rejected", "refused to read the repository"),
-        ("GET", "", 502, "unavailable", "did not answer"),
+        ("GET", "", 502, "unavailable", "unreachable, down or overloaded"),
     ],
 )
 def test_injected_statuses(env: Env, method: str, route: str, status: int, kind: str, words: str) -> None:

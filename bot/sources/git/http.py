@@ -387,7 +387,9 @@ class HTTPGitHost:
             text = resp.text.strip() if len(resp.text) < 300 and "<" not in resp.text else ""
             return self._scrub(_one_line(text or resp.reason_phrase or f"HTTP {resp.status_code}"))
         parts = _messages(body)
-        return self._scrub(_one_line("; ".join(parts) if parts else resp.reason_phrase or f"HTTP {resp.status_code}"))
+        text = "; ".join(parts) if parts else resp.reason_phrase or f"HTTP {resp.status_code}"
+        # GitLab repeats the status in its messages ("404 File Not Found"); the sentences already say it.
+        return self._scrub(_one_line(text.removeprefix(f"{resp.status_code} ")))
 
     def _scrub(self, text: str) -> str:
         return text.replace(self.__token, "***")
