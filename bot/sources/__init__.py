@@ -1,1 +1,2 @@
-"""Outbound I/O: Argo CD (httpx), the cluster (the kubernetes client). Read-only, always."""
+"""Outbound I/O: Argo CD (httpx) and the cluster (the kubernetes client), read-only always; the Git hosts (httpx,
+``git/``), whose only write is one branch and one pull request per fix."""
