@@ -28,8 +28,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.config import Settings, required
+from bot.followup import PRFollowUp
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
+from bot.scheduler import Scheduled, Scheduler
 from bot.services import Services, argocd_factory, clusters, git_factory
 from bot.slack.directory import Directory
 from bot.slack.poster import SlackPoster, make_client
@@ -39,9 +41,7 @@ from handlers.slack import register
 from handlers.webhook import argocd_webhook
 
 log = logging.getLogger("argo_why")
-LEADER_LOCK = "scheduler-leader"
 TICK_S = 5.0
-LEADER_TTL_S = 15
 
 
 def build_services(settings: Settings, metrics: Metrics | None = None) -> Services:
@@ -75,7 +75,12 @@ def build_bolt(services: Services) -> AsyncApp:
 
 
 class Runtime:
-    """Workers and the scheduler of one replica, started and stopped with the ASGI lifespan."""
+    """Workers and the scheduler of one replica, started and stopped with the ASGI lifespan.
+
+    The scheduled jobs (digest flush every ``tick_s``, pull-request follow-up every ``PR_POLL_SECONDS``) run on one
+    replica at a time (:mod:`bot.scheduler`), through a worker of their own, so that a replica with no queue
+    workers still takes its turn.
+    """
 
     def __init__(
         self, services: Services, *, workers: int | None = None, claim_idle_ms: int = 60_000, tick_s: float = TICK_S
@@ -84,41 +89,28 @@ class Runtime:
         self.replica = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         count = workers if workers is not None else services.settings.runtime.workers
         self.workers = [Worker(services, f"{self.replica}-{i}", claim_idle_ms=claim_idle_ms) for i in range(count)]
+        scheduled = Worker(services, f"{self.replica}-scheduled")
+        followup = PRFollowUp(services, scheduled.fixes, scheduled.turn_green)
+        self.scheduler = Scheduler(services.store, self.replica, [
+            Scheduled("digest", tick_s, scheduled.flush_digest),
+            Scheduled("pr-follow-up", services.settings.git.pr_poll_s, followup.run),
+        ], tick_s=tick_s)  # fmt: skip
         self.stop = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
-        self.leader = False
-        self.tick_s = tick_s
 
     async def start(self) -> None:
         self.stop.clear()
         self.tasks = [asyncio.create_task(w.run(self.stop), name=w.consumer) for w in self.workers]
-        self.tasks.append(asyncio.create_task(self._scheduler(), name="scheduler"))
+        await self.scheduler.start()
 
     async def close(self) -> None:
         self.stop.set()
+        await self.scheduler.stop()
         for t in self.tasks:
             t.cancel()
         for t in self.tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
-        if self.leader:
-            with contextlib.suppress(StoreUnavailable):
-                await self.s.store.release_lock(LEADER_LOCK, self.replica)
-
-    async def _scheduler(self) -> None:
-        """Scheduled work runs on exactly one replica: the holder of the leader lock."""
-        while not self.stop.is_set():
-            try:
-                if self.leader:
-                    self.leader = await self.s.store.refresh_lock(LEADER_LOCK, self.replica, LEADER_TTL_S)
-                else:
-                    self.leader = await self.s.store.acquire_lock(LEADER_LOCK, self.replica, LEADER_TTL_S)
-                if self.leader and self.workers:
-                    await self.workers[0].flush_digest()
-            except Exception as e:  # a failed tick is retried on the next one
-                log.warning("scheduler tick failed: %s", e)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), timeout=self.tick_s)
 
 
 def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlette:

@@ -139,6 +139,8 @@ class GitSettings(_Group):
     api_url: str | None = Field(None, validation_alias="GIT_API_URL")
     approvers: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias="APPROVERS")
     approvals_required: Literal[1, 2] = Field(1, validation_alias="APPROVALS_REQUIRED")
+    pr_poll_s: float = Field(60.0, ge=1, le=3600, validation_alias="PR_POLL_SECONDS")
+    """How often the pull requests argo-why opened are looked at (merged, closed)."""
 
     @field_validator("api_url")
     @classmethod

@@ -88,18 +88,20 @@ class FixFlow:
         await self.s.store.remember_message(channel, ts, message.to_dict(), MESSAGE_TTL_S)
 
     async def replace_button(self, channel: str, ts: str, block_id: str, new: dict[str, Any],
-                             fallback: list[dict[str, Any]] | None = None) -> bool:  # fmt: skip
-        """Replace one block of a message the bot posted; ``False`` when the message or block is unknown."""
+                             fallback: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:  # fmt: skip
+        """Replace one block of a message the bot posted; the block it replaced, or ``None`` when the message or
+        the block is unknown (nothing is changed then)."""
         kept = await self.s.store.recall_message(channel, ts)
         blocks = (kept or {}).get("blocks") or fallback or []
+        old = next((b for b in blocks if isinstance(b, dict) and b.get("block_id") == block_id), None)
         replaced = replace_block(blocks, block_id, new)
-        if replaced is None:
-            return False
-        text = str((kept or {}).get("text") or wording.SLACK_PR_LINK.format(number=""))
+        if replaced is None or old is None:
+            return None
+        text = str((kept or {}).get("text") or "argo-why")
         message = Message(text=text, blocks=replaced)
         await self.s.poster.update(channel, ts, message)
         await self.remember(channel, ts, message)
-        return True
+        return old
 
     # --- the buttons --------------------------------------------------------------------------------------
     async def buttons(self, key: str, name: str, ns: str | None, alert: Alert, report: Report
@@ -249,10 +251,16 @@ class FixFlow:
     async def _opened(self, job: FixJob, p: Proposal, d: Decision, where: Definition, outcome: Opened,
                       title: str) -> None:  # fmt: skip
         pr = PRLink(outcome.pr.number, outcome.pr.url, job.user, outcome.pr.title or title)
-        origins = [{"channel": job.channel, "ts": job.message_ts, "block_id": job.block_id or ""}]
+        wheres = [{"channel": job.channel, "ts": job.message_ts, "block_id": job.block_id or ""}]
         first = d.first_origin
         if first and first.get("ts") and first.get("ts") != job.message_ts:
-            origins.append({k: str(first.get(k) or "") for k in ("channel", "ts", "block_id")})
+            wheres.append({k: str(first.get(k) or "") for k in ("channel", "ts", "block_id")})
+        origins: list[dict[str, Any]] = []
+        for o in wheres:  # each button becomes the PR's link; the button is kept to come back if the PR is closed
+            fallback = job.blocks if o["ts"] == job.message_ts else None
+            old = await self.replace_button(o["channel"], o["ts"], o["block_id"], pr_link_block(o["block_id"], pr),
+                                            fallback) if o["block_id"] else None  # fmt: skip
+            origins.append({**o, "button": old})
         record = {"number": pr.number, "url": pr.url, "by": job.user, "title": pr.title, "approvers": list(d.approvers),
                   "app": p.app, "app_namespace": p.app_namespace, "app_key": p.app_key, "kind": p.kind,
                   "repo": where.repo.path, "host": where.repo.host, "provider": where.repo.provider,
@@ -261,11 +269,6 @@ class FixFlow:
         await self.s.store.save_pr(p.fix_id, record)
         await self.s.store.clear_approvals(p.fix_id)
         await self._audit(job, p, "already-open" if outcome.existing else "opened", pr=str(pr.number), url=pr.url)
-        for o in origins:
-            if o["block_id"]:
-                fallback = job.blocks if o["ts"] == job.message_ts else None
-                await self.replace_button(o["channel"], o["ts"], o["block_id"],
-                                          pr_link_block(o["block_id"], pr), fallback)  # fmt: skip
         rules, options = change_yaml(p)
         change = rules + (f"# syncPolicy.syncOptions:\n{options}" if options else "")
         message = pr_opened_message(p.app, pr, approvers=d.approvers, path=where.file.path, repo=str(where.repo),

@@ -84,6 +84,7 @@ def application_facts(app: dict[str, Any], now: datetime | None = None) -> dict[
         "server_side_apply": "ServerSideApply=true" in options,
         "compare_options": annotations.get("argocd.argoproj.io/compare-options"),
         "ignore_differences": list(spec.get("ignoreDifferences") or []),
+        "source_types": [str(t) for t in status.get("sourceTypes") or [status.get("sourceType")] if t],
         "shared_resource_warnings": [
             str(c.get("message")) for c in status.get("conditions") or [] if c.get("type") == "SharedResourceWarning"
         ],

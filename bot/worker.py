@@ -203,7 +203,7 @@ class Worker:
                       argocd_url=body.argocdUrl)  # fmt: skip
         ref = await self.s.store.get_thread(key)
         if body.sync.status == "Synced":
-            await self._turn_green(ref, alert, key)
+            await self.turn_green(ref, alert, key)
             return
         # `/argo mute shop 2h` names the app without its namespace: it mutes every app of that name
         muted = await self.s.store.mute_until(key, time.time()) or await self.s.store.mute_until(name, time.time())
@@ -212,7 +212,7 @@ class Worker:
             return
         report = await self.analyse(name, ns)
         if not report.findings:
-            await self._turn_green(ref, alert, key)
+            await self.turn_green(ref, alert, key)
             return
         runtime = self.s.settings.runtime
         if ref is None:
@@ -245,7 +245,8 @@ class Worker:
             await self._thread(ref.channel, ref.ts, report, alert, controls)
             await self.s.store.save_thread(replace(ref, fingerprint=fp), key)
 
-    async def _turn_green(self, ref: ThreadRef | None, alert: Alert, key: str) -> None:
+    async def turn_green(self, ref: ThreadRef | None, alert: Alert, key: str) -> None:
+        """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread."""
         if ref is None or ref.status == "synced":
             return
         await self.s.poster.update(
@@ -326,7 +327,7 @@ class Worker:
                 await self._parent(ref.channel, ref.ts, report, alert, controls)
                 await self.s.store.save_thread(replace(ref, report_state=controls.state), key)
             else:
-                await self._turn_green(ref, alert, key)
+                await self.turn_green(ref, alert, key)
         if controls is not None:
             await self._thread(channel, thread_ts, report, alert, controls)
         else:

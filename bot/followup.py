@@ -1,0 +1,101 @@
+"""The follow-up of the pull requests argo-why opened (a scheduled job, on one replica at a time).
+
+For every PR the store remembers (``<p>prs``, written when the PR was opened), one Git host read:
+
+* still open: nothing;
+* merged, and the Application is Synced again (one Argo CD read): the thread says so, the parent turns green, the
+  PR is forgotten;
+* merged, the app not Synced yet: the thread says "merged, waiting for the sync" once, and the job looks again at
+  its next run;
+* closed without merging: the thread says so, the Open PR button comes back where the PR's link replaced it, and
+  the PR is forgotten (the approvals start again from zero).
+
+A PR whose repository or Argo CD cannot be read this time is left for the next run. Every outcome is appended to
+``argo-why:audit``. Reads only, apart from Slack messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot import wording
+from bot.approvals import audit_record
+from bot.errors import ArgoWhyError
+from bot.fixflow import FixFlow
+from bot.model import Alert
+from bot.services import Services
+from bot.slack.render.fixes import PRLink, fix_notice
+from bot.sources.git import GitHost, GitHostError, RepoRef
+from bot.state import ReportState, ThreadRef
+
+log = logging.getLogger("argo_why.followup")
+
+TurnGreen = Callable[[ThreadRef | None, Alert, str], Awaitable[None]]
+
+
+class PRFollowUp:
+    def __init__(self, services: Services, fixes: FixFlow, turn_green: TurnGreen) -> None:
+        self.s = services
+        self.fixes = fixes
+        self.turn_green = turn_green
+
+    async def run(self) -> int:
+        """Look at every remembered PR once; how many were settled (merged and synced, or closed)."""
+        if self.s.git is None:
+            return 0
+        records = await self.s.store.list_prs()
+        if not records:
+            return 0
+        settled = 0
+        async with self.s.git() as git:
+            for fix_id, record in records.items():
+                try:
+                    settled += await self._one(git, fix_id, record)
+                except (GitHostError, ArgoWhyError) as e:
+                    log.warning("PR %s of %s not followed up this time: %s", record.get("number"), fix_id, e)
+        return settled
+
+    async def _say(self, record: dict[str, Any], template: str, icon: str = "") -> None:
+        pr = PRLink(int(record["number"]), str(record["url"]), str(record.get("by") or ""))
+        message = fix_notice(template, app=str(record.get("app") or ""), icon=icon, pr=pr)
+        await self.s.poster.post(str(record["channel"]), message, thread_ts=str(record["thread_ts"]))
+
+    async def _audit(self, fix_id: str, record: dict[str, Any], decision: str) -> None:
+        await self.s.store.append_audit(audit_record(user="argo-why", action="follow-up", decision=decision,
+                                                     app=str(record.get("app_key") or ""), fix_id=fix_id,
+                                                     at=time.time(), pr=str(record.get("number"))))  # fmt: skip
+
+    async def _one(self, git: GitHost, fix_id: str, record: dict[str, Any]) -> int:
+        repo = RepoRef(record["provider"], str(record["host"]), str(record["repo"]))
+        pr = await git.get_pr(repo, int(record["number"]))
+        if pr.state == "open":
+            return 0
+        if pr.state == "closed":
+            await self._say(record, wording.SLACK_PR_CLOSED)
+            for origin in record.get("origins") or []:
+                if isinstance(origin, dict) and origin.get("button"):
+                    await self.fixes.replace_button(str(origin["channel"]), str(origin["ts"]),
+                                                    str(origin["block_id"]), origin["button"])  # fmt: skip
+            await self.s.store.forget_pr(fix_id)
+            await self._audit(fix_id, record, "closed")
+            return 1
+        app, ns = str(record["app"]), record.get("app_namespace")
+        async with self.s.argocd() as argocd:
+            application = await argocd.application(app, ns)
+        if ((application.get("status") or {}).get("sync") or {}).get("status") != "Synced":
+            if not record.get("merged_said"):
+                await self._say(record, wording.SLACK_PR_MERGED_WAITING)
+                await self.s.store.save_pr(fix_id, {**record, "merged_said": True})
+                await self._audit(fix_id, record, "merged")
+            return 0
+        await self._say(record, wording.SLACK_PR_MERGED, wording.SLACK_ICON_SYNCED)
+        key = str(record.get("app_key") or app)
+        ref = await self.s.store.get_thread(key)
+        state = await ReportState.load(self.s.store, ref.report_state) if ref is not None and ref.report_state else None
+        await self.turn_green(ref, state.alert if state is not None else Alert(app=app, app_namespace=ns), key)
+        await self.s.store.forget_pr(fix_id)
+        await self._audit(fix_id, record, "merged and synced")
+        return 1

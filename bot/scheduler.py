@@ -1,0 +1,90 @@
+"""Scheduled jobs with APScheduler, run on exactly one replica at a time (DESIGN.md section 4).
+
+Every replica runs an ``AsyncIOScheduler``; one job, the lease, takes or refreshes the store lock
+``lock:scheduler-leader`` every ``tick_s`` seconds (the lock lives ``lease_s``, a few ticks, so a leader that dies
+is replaced within ``lease_s``). The other jobs run only while this replica holds the lease, each at its own
+interval, never two runs of one job at once (``max_instances=1``, missed runs coalesced). A job that fails is
+logged and runs again at its next interval; it never stops the scheduler. Stopping releases the lease at once so
+another replica takes over without waiting for it to expire.
+
+Store key: ``<p>lock:scheduler-leader`` (see :mod:`bot.store`), lifetime ``lease_s``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from bot.store import Store, StoreUnavailable
+
+log = logging.getLogger("argo_why.scheduler")
+LEADER_LOCK = "scheduler-leader"
+
+
+@dataclass(frozen=True)
+class Scheduled:
+    name: str
+    every_s: float
+    run: Callable[[], Awaitable[object]]
+
+
+class Scheduler:
+    def __init__(self, store: Store, replica: str, jobs: list[Scheduled], *, tick_s: float = 5.0,
+                 lease_s: int = 15) -> None:  # fmt: skip
+        self.store = store
+        self.replica = replica
+        self.jobs = jobs
+        self.tick_s = tick_s
+        self.lease_s = max(lease_s, int(tick_s * 3) + 1)
+        self.leader = False
+        self._sched: AsyncIOScheduler | None = None
+
+    async def start(self) -> None:
+        """Start in the running event loop; the lease is tried at once, the jobs run from their first interval."""
+        sched = AsyncIOScheduler()
+        now = datetime.now()
+        sched.add_job(self._lease, "interval", seconds=self.tick_s, id="lease", next_run_time=now,
+                      max_instances=1, coalesce=True)  # fmt: skip
+        for job in self.jobs:
+            sched.add_job(self._guarded(job), "interval", seconds=job.every_s, id=job.name, max_instances=1,
+                          coalesce=True, misfire_grace_time=None)  # fmt: skip
+        sched.start()
+        self._sched = sched
+
+    async def stop(self) -> None:
+        if self._sched is not None:
+            self._sched.shutdown(wait=False)
+            self._sched = None
+        if self.leader:
+            self.leader = False
+            try:
+                await self.store.release_lock(LEADER_LOCK, self.replica)
+            except StoreUnavailable as e:
+                log.warning("could not release the scheduler lease (it expires by itself): %s", e)
+
+    async def _lease(self) -> None:
+        try:
+            if self.leader:
+                self.leader = await self.store.refresh_lock(LEADER_LOCK, self.replica, self.lease_s)
+            else:
+                self.leader = await self.store.acquire_lock(LEADER_LOCK, self.replica, self.lease_s)
+        except StoreUnavailable as e:
+            # without the store nobody can prove to hold the lease: stop running jobs until it is back
+            self.leader = False
+            log.warning("scheduler lease not renewed, store unavailable: %s", e)
+
+    def _guarded(self, job: Scheduled) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            if not self.leader:
+                return
+            try:
+                await job.run()
+            except Exception as e:  # the next interval tries again
+                log.warning("scheduled job %s failed: %s", job.name, e)
+
+        run.__name__ = f"scheduled_{job.name.replace('-', '_')}"
+        return run
