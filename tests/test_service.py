@@ -26,8 +26,9 @@ import uvicorn
 from pydantic import SecretStr
 
 from bot.app import Runtime, build_app, build_services
-from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
+from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings, required
 from bot.demo.runner import webhook_body
+from bot.queue import RedisQueue, WorkQueue
 from bot.services import Services
 from tests.conftest import CASEBOOK, serve_case
 from tests.fakes.argocd import FakeArgoCD
@@ -74,14 +75,15 @@ class Bot:
     settings: Settings
 
     async def webhook(self, body: Any, *, token: str | None = None, raw: bytes | None = None) -> httpx.Response:
-        secret = token if token is not None else self.settings.runtime.webhook_token.get_secret_value()  # type: ignore[union-attr]
-        headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
+        if token is None:
+            token = required(self.settings.runtime.webhook_token, "WEBHOOK_TOKEN").get_secret_value()
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         return await self.http.post("/webhooks/argocd", content=raw if raw is not None else json.dumps(body),
                                     headers=headers)  # fmt: skip
 
     async def slack_post(self, body: bytes, *, timestamp: int | None = None, secret: str | None = None
                          ) -> httpx.Response:  # fmt: skip
-        key = secret or self.settings.slack.signing_secret.get_secret_value()  # type: ignore[union-attr]
+        key = secret or required(self.settings.slack.signing_secret, "SLACK_SIGNING_SECRET").get_secret_value()
         return await self.http.post(
             "/slack/events", content=body, headers=signed_headers(key, body, timestamp=timestamp)
         )
@@ -91,7 +93,7 @@ class Bot:
         await until(lambda: _idle(q), timeout)
 
 
-async def _idle(q: Any) -> bool:
+async def _idle(q: WorkQueue) -> bool:
     return bool(await q.depth() == 0 and await q.pending() == 0)
 
 
@@ -213,7 +215,7 @@ async def test_a_redelivered_alert_is_not_counted_twice(
 
 
 def _key(body: dict[str, Any]) -> str:
-    from handlers.webhook import WebhookBody
+    from bot.jobs import WebhookBody
 
     return WebhookBody.model_validate(body).idempotency_key()
 
@@ -325,7 +327,8 @@ async def test_jobs_of_another_version_or_shape_are_dead_lettered_with_a_reason(
         await bot.services.queue.enqueue({"type": "launch_rockets"})
         await bot.services.queue.enqueue({"type": "note", "channel": CHANNEL, "thread_ts": None, "text": "v1"})
         await bot.settle()
-        dead: list[dict[str, Any]] = await bot.services.queue.dead_letters()  # type: ignore[attr-defined]
+        assert isinstance(bot.services.queue, RedisQueue)
+        dead = await bot.services.queue.dead_letters()
     assert [d["reason"] for d in dead] == [
         "job version 2 (this replica reads version 1)",
         "unreadable 'launch_rockets' job: job: Input tag 'launch_rockets' found using 'type' does not match any of "
