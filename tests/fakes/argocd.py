@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from bot.demo import fake_argocd
-from bot.demo.fake_argocd import (
+from bot.demo.fake_argocd import (  # noqa: F401  (the demo's names, re-exported)
     CREATED_AT,
     FINISHED_AT,
     IN_CLUSTER,
@@ -43,43 +43,6 @@ from bot.demo.fake_argocd import (
     split_api_version,
 )
 from tests.fakes.injection import FailureInjection
-
-# What ``bot.demo.fake_argocd`` offers, with this module's FakeArgoCD in place of the demo's.
-__all__ = [
-    "CREATED_AT",
-    "FINISHED_AT",
-    "IN_CLUSTER",
-    "LAST_APPLIED",
-    "PREVIOUS_DEPLOYED_AT",
-    "PREVIOUS_REVISION",
-    "RECONCILED_AT",
-    "REPO_URL",
-    "REVISION",
-    "STARTED_AT",
-    "TRACKING_ID",
-    "ApiError",
-    "Call",
-    "FakeArgoCD",
-    "LocalServer",
-    "Obj",
-    "Request",
-    "Response",
-    "app_from_case",
-    "build_application",
-    "build_tree",
-    "go_json",
-    "hide_secret_data",
-    "labels_match",
-    "list_semantics",
-    "load_manifests",
-    "normalize_secret",
-    "object_key",
-    "parse_label_selector",
-    "plural",
-    "predict_live",
-    "resource_diff",
-    "split_api_version",
-]
 
 
 class FakeArgoCD(FailureInjection, fake_argocd.FakeArgoCD):

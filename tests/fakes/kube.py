@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.demo import fake_kube
 from bot.demo.fake_argocd import Obj, Response
-from bot.demo.fake_kube import (
+from bot.demo.fake_kube import (  # noqa: F401  (the demo's names, re-exported)
     BUILTIN_TYPES,
     KUBERNETES_VERSION,
     KubeError,
@@ -15,19 +15,6 @@ from bot.demo.fake_kube import (
     status,
 )
 from tests.fakes.injection import FailureInjection
-
-# What ``bot.demo.fake_kube`` offers, with this module's FakeKubernetes in place of the demo's.
-__all__ = [
-    "BUILTIN_TYPES",
-    "KUBERNETES_VERSION",
-    "SERVICE_ACCOUNT_USER",
-    "FakeKubernetes",
-    "KubeError",
-    "ResourceType",
-    "context_from_case",
-    "parse_field_selector",
-    "status",
-]
 
 #: The identity RBAC messages name: argo-why's service account, as installed by the Helm chart.
 SERVICE_ACCOUNT_USER = "system:serviceaccount:argocd:argo-why"
