@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck unit casebook bench clean
+.PHONY: demo test bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "argo-why needs Python 3.11 or newer")'
@@ -18,8 +18,8 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	@scripts/ensure-tools.sh jq redis-server
-	$(BIN)/ruff check bot tests bench
-	$(BIN)/ruff format --check bot tests bench
+	$(BIN)/ruff check bot handlers tests bench
+	$(BIN)/ruff format --check bot handlers tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/pytest

@@ -5,9 +5,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:  # the fakes are imported when a fixture first needs them
+    from tests.fakes.argocd import FakeArgoCD
+    from tests.fakes.kube import FakeKubernetes
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -22,7 +26,7 @@ def need(path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def argocd() -> Iterator[Any]:
+def argocd() -> Iterator[FakeArgoCD]:
     """A fake Argo CD API server shared by a test module (``reset()`` it per test)."""
     from tests.fakes.argocd import FakeArgoCD
 
@@ -31,7 +35,7 @@ def argocd() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def kube() -> Iterator[Any]:
+def kube() -> Iterator[FakeKubernetes]:
     """A fake Kubernetes API server shared by a test module (``reset()`` it per test)."""
     from tests.fakes.kube import FakeKubernetes
 
@@ -39,7 +43,7 @@ def kube() -> Iterator[Any]:
         yield fake
 
 
-def serve_case(argocd: Any, kube: Any, case: str, **kw: Any) -> dict[str, Any]:
+def serve_case(argocd: FakeArgoCD, kube: FakeKubernetes, case: str, **kw: Any) -> dict[str, Any]:
     """Serve a casebook scenario as an Application (and its context on the fake cluster); the Application."""
     from tests.fakes.argocd import app_from_case
     from tests.fakes.kube import context_from_case

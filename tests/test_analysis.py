@@ -49,7 +49,7 @@ def test_atomic_list_element_and_only_live_keys() -> None:
 
 
 def test_custom_resource_lists_compare_as_whole_values() -> None:
-    d = {
+    d: dict[str, Any] = {
         "apiVersion": "example.com/v1",
         "kind": "Widget",
         "metadata": {"name": "w", "namespace": "n"},
@@ -62,7 +62,12 @@ def test_custom_resource_lists_compare_as_whole_values() -> None:
 
 
 def test_reordered_atomic_list_is_one_normalization_finding() -> None:
-    d = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"hosts": ["a", "b"]}}
+    d: dict[str, Any] = {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w"},
+        "spec": {"hosts": ["a", "b"]},
+    }
     live = copy.deepcopy(d)
     live["spec"]["hosts"] = ["b", "a"]
     live["metadata"]["managedFields"] = [entry("argocd-controller", {"f:spec": {"f:hosts": {}}}, "Apply")]
@@ -97,7 +102,7 @@ def test_autoscaler_rule_is_narrow_and_verified() -> None:
 
 def test_operator_rule_in_keyed_list_selects_by_key_with_key_defaults() -> None:
     d = deployment()
-    ctl = {
+    ctl: dict[str, Any] = {
         "f:spec": {
             "f:template": {
                 "f:spec": {
@@ -123,7 +128,9 @@ def test_operator_rule_in_keyed_list_selects_by_key_with_key_defaults() -> None:
 
 def test_manual_edit_proposes_no_rule() -> None:
     d = deployment()
-    edit = {"f:spec": {"f:template": {"f:spec": {"f:containers": {'k:{"name":"app"}': {"f:image": {}}}}}}}
+    edit: dict[str, Any] = {
+        "f:spec": {"f:template": {"f:spec": {"f:containers": {'k:{"name":"app"}': {"f:image": {}}}}}}
+    }
     live = live_of(d, entry("kubectl-edit", edit))
     live["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/acme/web:1.0.1-hotfix"
     [f] = explain([d], [live]).findings

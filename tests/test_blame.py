@@ -365,7 +365,7 @@ def test_an_object_without_managed_fields_is_bad_input(managed: Any) -> None:
 
 def test_a_document_that_is_not_an_object_is_bad_input() -> None:
     with pytest.raises(BadInput):
-        blame_many([["not", "an", "object"]])  # type: ignore[list-item]
+        blame_many([["not", "an", "object"]])  # type: ignore[list-item]  # the wrong input is the point
 
 
 # --- ownership display -------------------------------------------------------------------------

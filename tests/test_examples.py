@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from bot.cli import EXAMPLES, main
+from bot.cli import main
+from bot.demo import EXAMPLES
 from tests.conftest import CASEBOOK, ROOT, need
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -14,6 +15,7 @@ from slack_bolt.async_app import AsyncAck, AsyncRespond
 from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from tests.fakes.slack import (
     BOT_USER_ID,
@@ -53,7 +55,7 @@ def _no_slack_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def fake() -> Any:
+def fake() -> Iterator[FakeSlack]:
     with FakeSlack() as server:
         yield server
     assert server.errors == [], server.errors[0]
@@ -61,6 +63,12 @@ def fake() -> Any:
 
 def api_error(excinfo: pytest.ExceptionInfo[SlackApiError]) -> Any:
     return excinfo.value.response.get("error")
+
+
+def data(response: AsyncSlackResponse) -> dict[str, Any]:
+    """The JSON body of a Web API answer (``.data`` is bytes only for file downloads)."""
+    assert isinstance(response.data, dict)
+    return response.data
 
 
 # -- Web API basics ------------------------------------------------------------------------------------------------
@@ -72,28 +80,20 @@ def test_url_and_token_shape(fake: FakeSlack) -> None:
     assert FakeSlack().token != fake.token
 
 
-def test_auth_test(fake: FakeSlack) -> None:
-    async def run() -> Any:
-        return (await web_client(fake).auth_test()).data
-
-    assert asyncio.run(run()) == AUTH_TEST
+async def test_auth_test(fake: FakeSlack) -> None:
+    assert (await web_client(fake).auth_test()).data == AUTH_TEST
     [call] = fake.calls
     assert call.method == "auth.test"
     assert call.headers["authorization"] == f"Bearer {fake.token}"
     assert call.status == 200 and call.response == AUTH_TEST
 
 
-def test_post_update_and_thread_reply(fake: FakeSlack) -> None:
+async def test_post_update_and_thread_reply(fake: FakeSlack) -> None:
     blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": "*web* is OutOfSync"}}]
-
-    async def run() -> tuple[Any, ...]:
-        client = web_client(fake)
-        parent = await client.chat_postMessage(channel="C0DEPLOYS", text="web is OutOfSync", blocks=blocks)
-        updated = await client.chat_update(channel=parent["channel"], ts=parent["ts"], text="web: still OutOfSync")
-        reply = await client.chat_postMessage(channel=parent["channel"], thread_ts=parent["ts"], text="details")
-        return parent.data, updated.data, reply.data
-
-    parent, updated, reply = asyncio.run(run())
+    client = web_client(fake)
+    parent = data(await client.chat_postMessage(channel="C0DEPLOYS", text="web is OutOfSync", blocks=blocks))
+    updated = data(await client.chat_update(channel=parent["channel"], ts=parent["ts"], text="web: still OutOfSync"))
+    reply = data(await client.chat_postMessage(channel=parent["channel"], thread_ts=parent["ts"], text="details"))
     assert parent["ok"] and parent["channel"] == "C0DEPLOYS"
     assert parent["message"]["text"] == "web is OutOfSync"
     assert parent["message"]["blocks"] == blocks
@@ -113,89 +113,71 @@ def test_post_update_and_thread_reply(fake: FakeSlack) -> None:
     assert len(fake.messages("C0DEPLOYS", include_replies=True)) == 2
 
 
-def test_update_blocks_replace_or_remove_and_unknown_ts(fake: FakeSlack) -> None:
-    async def run() -> Any:
-        client = web_client(fake)
-        sent = await client.chat_postMessage(channel="C1", text="t", blocks=[{"type": "divider"}])
-        await client.chat_update(channel="C1", ts=sent["ts"], text="t", blocks=[{"type": "divider"}] * 2)
-        assert len(fake.messages("C1")[0]["blocks"]) == 2
-        await client.chat_update(channel="C1", ts=sent["ts"], text="t", blocks=[])
-        assert fake.messages("C1")[0]["blocks"] == []
-        with pytest.raises(SlackApiError) as excinfo:
-            await client.chat_update(channel="C1", ts="1.000001", text="x")
-        return api_error(excinfo)
-
-    assert asyncio.run(run()) == "message_not_found"
+async def test_update_blocks_replace_or_remove_and_unknown_ts(fake: FakeSlack) -> None:
+    client = web_client(fake)
+    sent = await client.chat_postMessage(channel="C1", text="t", blocks=[{"type": "divider"}])
+    await client.chat_update(channel="C1", ts=sent["ts"], text="t", blocks=[{"type": "divider"}] * 2)
+    assert len(fake.messages("C1")[0]["blocks"]) == 2
+    await client.chat_update(channel="C1", ts=sent["ts"], text="t", blocks=[])
+    assert fake.messages("C1")[0]["blocks"] == []
+    with pytest.raises(SlackApiError) as excinfo:
+        await client.chat_update(channel="C1", ts="1.000001", text="x")
+    assert api_error(excinfo) == "message_not_found"
 
 
 @pytest.mark.filterwarnings("ignore:The top-level `text` argument is missing")
-def test_message_rules(fake: FakeSlack) -> None:
-    async def run() -> list[Any]:
-        client = web_client(fake)
-        errors = []
-        for kwargs in ({"channel": "C1"}, {"channel": "C1", "text": "x", "blocks": [{"type": "divider"}] * 51}):
-            with pytest.raises(SlackApiError) as excinfo:
-                await client.chat_postMessage(**kwargs)
-            errors.append(api_error(excinfo))
-        return errors
-
-    assert asyncio.run(run()) == ["no_text", "invalid_blocks"]
+async def test_message_rules(fake: FakeSlack) -> None:
+    client = web_client(fake)
+    errors = []
+    for kwargs in ({"channel": "C1"}, {"channel": "C1", "text": "x", "blocks": [{"type": "divider"}] * 51}):
+        with pytest.raises(SlackApiError) as excinfo:
+            await client.chat_postMessage(**kwargs)
+        errors.append(api_error(excinfo))
+    assert errors == ["no_text", "invalid_blocks"]
     assert MAX_BLOCKS == 50
 
 
-def test_channel_names_map_to_stable_ids(fake: FakeSlack) -> None:
+async def test_channel_names_map_to_stable_ids(fake: FakeSlack) -> None:
     fake.add_channel("C0DEPLOYS", "deploys")
-
-    async def run() -> list[Any]:
-        client = web_client(fake)
-        a = await client.chat_postMessage(channel="#deploys", text="a")
-        b = await client.chat_postMessage(channel="#other", text="b")
-        c = await client.chat_postMessage(channel="other", text="c")
-        info = await client.conversations_info(channel="C0DEPLOYS")
-        return [a["channel"], b["channel"], c["channel"], info["channel"]["name"]]
-
-    deploys, other, other_again, name = asyncio.run(run())
+    client = web_client(fake)
+    deploys = (await client.chat_postMessage(channel="#deploys", text="a"))["channel"]
+    other = (await client.chat_postMessage(channel="#other", text="b"))["channel"]
+    other_again = (await client.chat_postMessage(channel="other", text="c"))["channel"]
+    name = (await client.conversations_info(channel="C0DEPLOYS"))["channel"]["name"]
     assert deploys == "C0DEPLOYS" and name == "deploys"
     assert other == other_again and other.startswith("C")
     assert [m["text"] for m in fake.messages("#other")] == ["b", "c"]
 
 
-def test_timestamps_are_unique_and_increasing(fake: FakeSlack) -> None:
-    async def run() -> list[str]:
-        client = web_client(fake)
-        sent = await asyncio.gather(*(client.chat_postMessage(channel="C1", text=str(i)) for i in range(20)))
-        return [r["ts"] for r in sent]
-
-    stamps = asyncio.run(run())
+async def test_timestamps_are_unique_and_increasing(fake: FakeSlack) -> None:
+    client = web_client(fake)
+    sent = await asyncio.gather(*(client.chat_postMessage(channel="C1", text=str(i)) for i in range(20)))
+    stamps: list[str] = [r["ts"] for r in sent]
     assert len(set(stamps)) == 20
     ordered = [m["ts"] for m in fake.messages("C1")]
     assert ordered == sorted(ordered, key=float)
     assert all(len(ts.split(".")[1]) == 6 for ts in stamps)
 
 
-def test_other_methods(fake: FakeSlack) -> None:
+async def test_other_methods(fake: FakeSlack) -> None:
     fake.add_user("U1", "alice", real_name="Alice Liddell", display_name="alice.l")
     fake.set_usergroup("S0PLATFORM", ["U1", "U2"])
-
-    async def run() -> dict[str, Any]:
-        client = web_client(fake)
-        sent = await client.chat_postMessage(channel="C1", text="parent")
-        reply = await client.chat_postMessage(channel="C1", text="reply", thread_ts=sent["ts"])
-        with pytest.raises(SlackApiError) as excinfo:
-            await client.usergroups_users_list(usergroup="S0NOPE")
-        return {
-            "ephemeral": (await client.chat_postEphemeral(channel="C1", user="U1", text="you may not approve")).data,
-            "permalink": (await client.chat_getPermalink(channel="C1", message_ts=sent["ts"]))["permalink"],
-            "reply_link": (await client.chat_getPermalink(channel="C1", message_ts=reply["ts"]))["permalink"],
-            "user": (await client.users_info(user="U1"))["user"],
-            "stranger": (await client.users_info(user="U9"))["user"],
-            "group": (await client.usergroups_users_list(usergroup="S0PLATFORM"))["users"],
-            "no_group": api_error(excinfo),
-            "other": (await client.reactions_add(channel="C1", timestamp=sent["ts"], name="eyes")).data,
-            "ts": sent["ts"],
-        }
-
-    got = asyncio.run(run())
+    client = web_client(fake)
+    sent = await client.chat_postMessage(channel="C1", text="parent")
+    reply = await client.chat_postMessage(channel="C1", text="reply", thread_ts=sent["ts"])
+    with pytest.raises(SlackApiError) as excinfo:
+        await client.usergroups_users_list(usergroup="S0NOPE")
+    got: dict[str, Any] = {
+        "ephemeral": (await client.chat_postEphemeral(channel="C1", user="U1", text="you may not approve")).data,
+        "permalink": (await client.chat_getPermalink(channel="C1", message_ts=sent["ts"]))["permalink"],
+        "reply_link": (await client.chat_getPermalink(channel="C1", message_ts=reply["ts"]))["permalink"],
+        "user": (await client.users_info(user="U1"))["user"],
+        "stranger": (await client.users_info(user="U9"))["user"],
+        "group": (await client.usergroups_users_list(usergroup="S0PLATFORM"))["users"],
+        "no_group": api_error(excinfo),
+        "other": (await client.reactions_add(channel="C1", timestamp=sent["ts"], name="eyes")).data,
+        "ts": sent["ts"],
+    }
     assert got["ephemeral"]["ok"] and got["ephemeral"]["message_ts"]
     assert fake.ephemerals[0]["user"] == "U1" and fake.ephemerals[0]["text"] == "you may not approve"
     assert got["permalink"] == f"https://argo-why-demo.slack.com/archives/C1/p{got['ts'].replace('.', '')}"
@@ -207,133 +189,102 @@ def test_other_methods(fake: FakeSlack) -> None:
     assert got["other"] == {"ok": True}
 
 
-def test_form_encoded_params_and_token_field(fake: FakeSlack) -> None:
-    async def run() -> Any:
-        anonymous = AsyncWebClient(token=None, base_url=fake.url)
-        blocks = json.dumps([{"type": "divider"}])
-        form = {"token": fake.token, "channel": "C1", "text": "form", "blocks": blocks, "reply_broadcast": "false"}
-        return (await anonymous.api_call("chat.postMessage", data=form)).data
-
-    sent = asyncio.run(run())
+async def test_form_encoded_params_and_token_field(fake: FakeSlack) -> None:
+    anonymous = AsyncWebClient(token=None, base_url=fake.url)
+    blocks = json.dumps([{"type": "divider"}])
+    form = {"token": fake.token, "channel": "C1", "text": "form", "blocks": blocks, "reply_broadcast": "false"}
+    sent = data(await anonymous.api_call("chat.postMessage", data=form))
     assert sent["ok"] and sent["message"]["blocks"] == [{"type": "divider"}]
     [call] = fake.calls
     assert call.params["blocks"] == '[{"type": "divider"}]'  # form values are recorded as sent: strings
     assert "authorization" not in call.headers
 
 
-def test_invalid_token_is_invalid_auth(fake: FakeSlack) -> None:
-    async def run() -> list[Any]:
-        errors = []
-        for client in (
-            AsyncWebClient(token="xoxb-wrong", base_url=fake.url),
-            AsyncWebClient(token=None, base_url=fake.url),
-        ):
-            with pytest.raises(SlackApiError) as excinfo:
-                await client.chat_postMessage(channel="C1", text="hi")
-            assert excinfo.value.response.status_code == 200  # Slack reports auth errors with HTTP 200
-            errors.append(api_error(excinfo))
-        return errors
-
-    assert asyncio.run(run()) == ["invalid_auth", "invalid_auth"]
+async def test_invalid_token_is_invalid_auth(fake: FakeSlack) -> None:
+    errors = []
+    for client in (
+        AsyncWebClient(token="xoxb-wrong", base_url=fake.url),
+        AsyncWebClient(token=None, base_url=fake.url),
+    ):
+        with pytest.raises(SlackApiError) as excinfo:
+            await client.chat_postMessage(channel="C1", text="hi")
+        assert excinfo.value.response.status_code == 200  # Slack reports auth errors with HTTP 200
+        errors.append(api_error(excinfo))
+    assert errors == ["invalid_auth", "invalid_auth"]
     assert fake.messages("C1") == []
 
 
-def test_error_next(fake: FakeSlack) -> None:
+async def test_error_next(fake: FakeSlack) -> None:
     fake.error_next("chat.postMessage", "channel_not_found")
-
-    async def run() -> Any:
-        client = web_client(fake)
-        with pytest.raises(SlackApiError) as excinfo:
-            await client.chat_postMessage(channel="C1", text="hi")
-        assert api_error(excinfo) == "channel_not_found"
-        return (await client.chat_postMessage(channel="C1", text="hi"))["ok"]
-
-    assert asyncio.run(run()) is True
+    client = web_client(fake)
+    with pytest.raises(SlackApiError) as excinfo:
+        await client.chat_postMessage(channel="C1", text="hi")
+    assert api_error(excinfo) == "channel_not_found"
+    assert (await client.chat_postMessage(channel="C1", text="hi"))["ok"] is True
     assert [c.status for c in fake.calls] == [200, 200]
 
 
 # -- failures and the SDK's retry handlers ---------------------------------------------------------------------------
 
 
-def test_rate_limited_without_retry_handler(fake: FakeSlack) -> None:
+async def test_rate_limited_without_retry_handler(fake: FakeSlack) -> None:
     fake.fail_next("chat.postMessage", retry_after=7)
-
-    async def run() -> Any:
-        with pytest.raises(SlackApiError) as excinfo:
-            await web_client(fake).chat_postMessage(channel="C1", text="hi")
-        return excinfo.value.response
-
-    response = asyncio.run(run())
+    with pytest.raises(SlackApiError) as excinfo:
+        await web_client(fake).chat_postMessage(channel="C1", text="hi")
+    response = excinfo.value.response
     assert response.status_code == 429
     assert response["error"] == "ratelimited"
     assert response.headers["Retry-After"] == "7"
 
 
-def test_rate_limited_then_success_with_retry_handler(fake: FakeSlack) -> None:
+async def test_rate_limited_then_success_with_retry_handler(fake: FakeSlack) -> None:
     fake.fail_next("chat.postMessage", retry_after=0)
-
-    async def run() -> Any:
-        client = web_client(fake, rate_limit_retries=2)
-        return await client.chat_postMessage(channel="C1", text="hi")
-
     started = time.monotonic()
-    sent = asyncio.run(run())
+    sent = await web_client(fake, rate_limit_retries=2).chat_postMessage(channel="C1", text="hi")
     assert sent["ok"] and time.monotonic() - started < 3
     calls = fake.wait_for("chat.postMessage", 2)
     assert [c.status for c in calls] == [429, 200]
     assert len(fake.messages("C1")) == 1
 
 
-def test_server_error_then_success_with_retry_handler(fake: FakeSlack) -> None:
+async def test_server_error_then_success_with_retry_handler(fake: FakeSlack) -> None:
     fake.http_error_next("chat.update", status=500)
     fake.http_error_next("chat.postMessage", status=503, count=2)
 
-    async def run() -> Any:
-        client = web_client(fake, server_error_retries=1)
-        sent = await client.chat_postMessage(channel="C1", text="hi")  # 503 twice: one retry is not enough
-        return sent
-
+    client = web_client(fake, server_error_retries=1)
     with pytest.raises(SlackApiError) as excinfo:
-        asyncio.run(run())
+        await client.chat_postMessage(channel="C1", text="hi")  # 503 twice: one retry is not enough
     assert excinfo.value.response.status_code == 503
     assert excinfo.value.response["error"] == "internal_error"
 
-    async def run_again() -> Any:
-        client = web_client(fake, server_error_retries=1)
-        sent = await client.chat_postMessage(channel="C1", text="hi")
-        return await client.chat_update(channel="C1", ts=sent["ts"], text="hi again")
-
-    assert asyncio.run(run_again())["ok"]
+    again = web_client(fake, server_error_retries=1)
+    sent = await again.chat_postMessage(channel="C1", text="hi")
+    assert (await again.chat_update(channel="C1", ts=sent["ts"], text="hi again"))["ok"]
     assert [c.status for c in fake.calls_to("chat.update")] == [500, 200]
     assert [c.status for c in fake.calls_to("chat.postMessage")] == [503, 503, 200]
 
 
-def test_down_and_up(fake: FakeSlack) -> None:
+async def test_down_and_up(fake: FakeSlack) -> None:
     fake.down()
 
-    async def post() -> Any:
+    async def post() -> AsyncSlackResponse:
         return await web_client(fake).chat_postMessage(channel="C1", text="hi")
 
     with pytest.raises(SlackApiError) as excinfo:
-        asyncio.run(post())
+        await post()
     assert excinfo.value.response.status_code == 503
     fake.up()
-    assert asyncio.run(post())["ok"]
+    assert (await post())["ok"]
 
 
 # -- files_upload_v2 -----------------------------------------------------------------------------------------------
 
 
-def test_files_upload_v2_end_to_end(fake: FakeSlack) -> None:
+async def test_files_upload_v2_end_to_end(fake: FakeSlack) -> None:
     diff = "--- desired\n+++ live\n-  replicas: 2\n+  replicas: 5\n"
-
-    async def run() -> Any:
-        client = web_client(fake)
-        parent = await client.chat_postMessage(channel="C1", text="web is OutOfSync")
-        done = await client.files_upload_v2(channel="C1", thread_ts=parent["ts"], content=diff, filename="diff.txt")
-        return parent["ts"], done
-
-    ts, done = asyncio.run(run())
+    client = web_client(fake)
+    ts = (await client.chat_postMessage(channel="C1", text="web is OutOfSync"))["ts"]
+    done = await client.files_upload_v2(channel="C1", thread_ts=ts, content=diff, filename="diff.txt")
     assert done["ok"] and done["file"]["title"] == "diff.txt"
     assert fake.uploads == [Upload("diff.txt", diff.encode(), "C1", ts)]
     methods = [c.method for c in fake.calls]
@@ -344,14 +295,10 @@ def test_files_upload_v2_end_to_end(fake: FakeSlack) -> None:
     assert upload.response == f"OK - {len(diff.encode())}"
 
 
-def test_files_upload_v2_failed_upload_is_a_request_error(fake: FakeSlack) -> None:
+async def test_files_upload_v2_failed_upload_is_a_request_error(fake: FakeSlack) -> None:
     fake.http_error_next(UPLOAD, status=500)
-
-    async def run() -> Any:
-        return await web_client(fake).files_upload_v2(channel="C1", content="x", filename="diff.txt")
-
     with pytest.raises(SlackRequestError):
-        asyncio.run(run())
+        await web_client(fake).files_upload_v2(channel="C1", content="x", filename="diff.txt")
     assert fake.uploads == [] and not fake.calls_to("files.completeUploadExternal")
 
 
@@ -414,24 +361,19 @@ def test_body_builders_shapes(fake: FakeSlack) -> None:
     }
 
 
-def test_bolt_slash_command_acks_and_responds(fake: FakeSlack) -> None:
+async def test_bolt_slash_command_acks_and_responds(fake: FakeSlack) -> None:
     seen: list[dict[str, Any]] = []
+    app = bolt_app(fake, SECRET)
 
-    async def run() -> Any:
-        app = bolt_app(fake, SECRET)
+    @app.command("/argo")
+    async def argo(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
+        await ack("Working on it…")
+        seen.append(command)
+        await respond(text="shop/web is OutOfSync", response_type="ephemeral")
 
-        @app.command("/argo")
-        async def argo(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
-            await ack("Working on it…")
-            seen.append(command)
-            await respond(text="shop/web is OutOfSync", response_type="ephemeral")
-
-        body = slash_command_body("/argo", "why shop/web", response_url=fake)
-        response = await app.async_dispatch(signed_request(SECRET, body))
-        await fake.wait_for_async(RESPONSE_URL)
-        return response
-
-    response = asyncio.run(run())
+    body = slash_command_body("/argo", "why shop/web", response_url=fake)
+    response = await app.async_dispatch(signed_request(SECRET, body))
+    await fake.wait_for_async(RESPONSE_URL)
     assert response.status == 200
     assert response.body == "Working on it…"  # ack(text) answers the text as is
     assert seen[0]["text"] == "why shop/web"
@@ -441,60 +383,49 @@ def test_bolt_slash_command_acks_and_responds(fake: FakeSlack) -> None:
     assert fake.calls_to(RESPONSE_URL)[0].response == "ok"
 
 
-def test_bolt_rejects_a_bad_signature(fake: FakeSlack) -> None:
-    async def run() -> Any:
-        app = bolt_app(fake, SECRET)
-        app.command("/argo")(_ack_only)
-        body = slash_command_body("/argo", "why")
-        return await app.async_dispatch(signed_request("another-secret", body))
-
-    assert asyncio.run(run()).status == 401
+async def test_bolt_rejects_a_bad_signature(fake: FakeSlack) -> None:
+    app = bolt_app(fake, SECRET)
+    app.command("/argo")(_ack_only)
+    body = slash_command_body("/argo", "why")
+    assert (await app.async_dispatch(signed_request("another-secret", body))).status == 401
 
 
-def test_bolt_block_action_url_verification_and_event(fake: FakeSlack) -> None:
+async def test_bolt_block_action_url_verification_and_event(fake: FakeSlack) -> None:
     clicked: list[dict[str, Any]] = []
     mentioned: list[dict[str, Any]] = []
+    app = bolt_app(fake, SECRET)
 
-    async def run() -> list[Any]:
-        app = bolt_app(fake, SECRET)
+    @app.action("approve")
+    async def approve(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        clicked.append(body)
 
-        @app.action("approve")
-        async def approve(ack: AsyncAck, body: dict[str, Any]) -> None:
-            await ack()
-            clicked.append(body)
+    @app.event("app_mention")
+    async def mention(event: dict[str, Any]) -> None:
+        mentioned.append(event)
 
-        @app.event("app_mention")
-        async def mention(event: dict[str, Any]) -> None:
-            mentioned.append(event)
-
-        statuses = []
-        for body in (
-            block_action_body("approve", "shop/web", response_url=fake),
-            url_verification_body("chal-1"),
-            event_body({"type": "app_mention", "user": "U1", "text": "<@U0BOT> why", "channel": "C1"}, "Ev1"),
-        ):
-            response = await app.async_dispatch(signed_request(SECRET, body))
-            statuses.append((response.status, response.body))
-        await asyncio.sleep(0.05)  # event listeners run after the automatic ack
-        return statuses
-
-    (action, _), (challenge, challenge_body), (event, _) = asyncio.run(run())
+    statuses = []
+    for body in (
+        block_action_body("approve", "shop/web", response_url=fake),
+        url_verification_body("chal-1"),
+        event_body({"type": "app_mention", "user": "U1", "text": "<@U0BOT> why", "channel": "C1"}, "Ev1"),
+    ):
+        response = await app.async_dispatch(signed_request(SECRET, body))
+        statuses.append((response.status, response.body))
+    await asyncio.sleep(0.05)  # event listeners run after the automatic ack
+    (action, _), (challenge, challenge_body), (event, _) = statuses
     assert (action, challenge, event) == (200, 200, 200)
     assert json.loads(challenge_body) == {"challenge": "chal-1"}
     assert clicked[0]["actions"][0]["value"] == "shop/web" and clicked[0]["container"]["channel_id"] == "C1"
     assert mentioned[0]["text"] == "<@U0BOT> why"
 
 
-def test_response_url_limit(fake: FakeSlack) -> None:
-    url = fake.new_response_url()
+async def test_response_url_limit(fake: FakeSlack) -> None:
+    from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-    async def run() -> list[int]:
-        from slack_sdk.webhook.async_client import AsyncWebhookClient
-
-        hook = AsyncWebhookClient(url)
-        return [(await hook.send(text=f"#{i}")).status_code for i in range(RESPONSE_URL_LIMIT + 1)]
-
-    assert asyncio.run(run()) == [200] * RESPONSE_URL_LIMIT + [404]
+    hook = AsyncWebhookClient(fake.new_response_url())
+    statuses = [(await hook.send(text=f"#{i}")).status_code for i in range(RESPONSE_URL_LIMIT + 1)]
+    assert statuses == [200] * RESPONSE_URL_LIMIT + [404]
     assert len(fake.responses) == RESPONSE_URL_LIMIT
 
 

@@ -8,12 +8,13 @@ import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import kubernetes
 import pytest
-from kubernetes.client.rest import ApiException
+from kubernetes.client import ApiClient, V1ObjectMeta
+from kubernetes.client.exceptions import ApiException
 
 from tests.conftest import CASEBOOK, deployment, entry, live_of
 from tests.fakes.argocd import (
@@ -484,9 +485,9 @@ def kube(kube_server: FakeKubernetes) -> FakeKubernetes:
 
 
 @pytest.fixture
-def api(kube: FakeKubernetes, tmp_path: Path) -> Iterator[Any]:
+def api(kube: FakeKubernetes, tmp_path: Path) -> Iterator[ApiClient]:
     config = kube.write_kubeconfig(tmp_path / "kubeconfig", context="test-cluster")
-    client = kubernetes.config.new_client_from_config(config_file=str(config), context="test-cluster")
+    client: ApiClient = kubernetes.config.new_client_from_config(config_file=str(config), context="test-cluster")
     try:
         yield client
     finally:
@@ -498,7 +499,25 @@ def raw(response: Any) -> Obj:
     return body
 
 
-def test_kubeconfig_loads_and_lists_are_kubernetes_lists(kube: FakeKubernetes, api: Any, tmp_path: Path) -> None:
+def status_body(error: ApiException) -> Obj:
+    """The Kubernetes ``Status`` object an API error carries."""
+    assert error.body is not None
+    body: Obj = json.loads(error.body)
+    return body
+
+
+class Named(Protocol):
+    @property
+    def metadata(self) -> V1ObjectMeta | None: ...
+
+
+def name_of(obj: Named) -> str:
+    """``metadata.name`` of a typed object of the client (its models declare every field optional)."""
+    assert obj.metadata is not None and obj.metadata.name is not None
+    return obj.metadata.name
+
+
+def test_kubeconfig_loads_and_lists_are_kubernetes_lists(kube: FakeKubernetes, api: ApiClient, tmp_path: Path) -> None:
     configuration = kubernetes.client.Configuration()  # not the global default: other tests stay unaffected
     kubeconfig = kube.write_kubeconfig(tmp_path / "kc")
     kubernetes.config.load_kube_config(config_file=str(kubeconfig), context="fake", client_configuration=configuration)
@@ -517,17 +536,18 @@ def test_kubeconfig_loads_and_lists_are_kubernetes_lists(kube: FakeKubernetes, a
     typed = kubernetes.client.AutoscalingV2Api(api).list_namespaced_horizontal_pod_autoscaler("shop")
     assert typed.items[0].spec.scale_target_ref.name == "web"
     webhooks = kubernetes.client.AdmissionregistrationV1Api(api).list_mutating_webhook_configuration()
-    assert [w.metadata.name for w in webhooks.items] == ["kyverno-resource-mutating-webhook-cfg"]
-    assert kubernetes.client.CoreV1Api(api).read_namespace("shop").metadata.labels == {"env": "prod"}
+    assert [name_of(w) for w in webhooks.items] == ["kyverno-resource-mutating-webhook-cfg"]
+    namespace = kubernetes.client.CoreV1Api(api).read_namespace("shop").metadata
+    assert namespace is not None and namespace.labels == {"env": "prod"}
     assert kube.calls[0].path == "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers"
 
 
-def test_custom_resources_exist_only_when_added_or_installed(kube: FakeKubernetes, api: Any) -> None:
+def test_custom_resources_exist_only_when_added_or_installed(kube: FakeKubernetes, api: ApiClient) -> None:
     custom = kubernetes.client.CustomObjectsApi(api)
     with pytest.raises(ApiException) as caught:
         custom.list_namespaced_custom_object("keda.sh", "v1alpha1", "shop", "scaledobjects")
     assert caught.value.status == 404
-    assert json.loads(caught.value.body) == {
+    assert status_body(caught.value) == {
         "kind": "Status",
         "apiVersion": "v1",
         "metadata": {},
@@ -549,7 +569,8 @@ def test_custom_resources_exist_only_when_added_or_installed(kube: FakeKubernete
         },
     }
     kube.add(crd)
-    assert custom.list_namespaced_custom_object("keda.sh", "v1alpha1", "shop", "scaledobjects")["items"] == []
+    empty = custom.list_namespaced_custom_object("keda.sh", "v1alpha1", "shop", "scaledobjects")
+    assert isinstance(empty, dict) and empty["items"] == []
     scaled = {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
@@ -558,13 +579,13 @@ def test_custom_resources_exist_only_when_added_or_installed(kube: FakeKubernete
     }
     kube.add(scaled)
     listed = custom.list_cluster_custom_object("keda.sh", "v1alpha1", "scaledobjects")
-    assert listed["kind"] == "ScaledObjectList" and listed["items"] == [scaled]
+    assert isinstance(listed, dict) and listed["kind"] == "ScaledObjectList" and listed["items"] == [scaled]
 
 
-def test_missing_objects_and_forbidden_resources(kube: FakeKubernetes, api: Any) -> None:
+def test_missing_objects_and_forbidden_resources(kube: FakeKubernetes, api: ApiClient) -> None:
     with pytest.raises(ApiException) as caught:
         kubernetes.client.AppsV1Api(api).read_namespaced_deployment("web", "shop")
-    body = json.loads(caught.value.body)
+    body = status_body(caught.value)
     assert (caught.value.status, body["reason"], body["message"]) == (
         404,
         "NotFound",
@@ -573,12 +594,12 @@ def test_missing_objects_and_forbidden_resources(kube: FakeKubernetes, api: Any)
     assert body["details"] == {"name": "web", "group": "apps", "kind": "deployments"}
     with pytest.raises(ApiException) as caught:
         kubernetes.client.CoreV1Api(api).read_namespaced_config_map("cfg", "shop")
-    assert json.loads(caught.value.body)["message"] == 'configmaps "cfg" not found'
+    assert status_body(caught.value)["message"] == 'configmaps "cfg" not found'
 
     kube.forbid("horizontalpodautoscalers")
     with pytest.raises(ApiException) as caught:
         kubernetes.client.AutoscalingV2Api(api).list_horizontal_pod_autoscaler_for_all_namespaces()
-    body = json.loads(caught.value.body)
+    body = status_body(caught.value)
     assert (caught.value.status, body["reason"]) == (403, "Forbidden")
     assert body["message"] == (
         'horizontalpodautoscalers.autoscaling is forbidden: User "system:serviceaccount:argocd:argo-why" cannot list '
@@ -586,14 +607,14 @@ def test_missing_objects_and_forbidden_resources(kube: FakeKubernetes, api: Any)
     )
     with pytest.raises(ApiException) as caught:
         kubernetes.client.AutoscalingV2Api(api).list_namespaced_horizontal_pod_autoscaler("shop")
-    assert json.loads(caught.value.body)["message"].endswith('in the namespace "shop"')
+    assert status_body(caught.value)["message"].endswith('in the namespace "shop"')
 
 
-def test_selectors_and_pagination(kube: FakeKubernetes, api: Any) -> None:
+def test_selectors_and_pagination(kube: FakeKubernetes, api: ApiClient) -> None:
     hpa = kubernetes.client.AutoscalingV2Api(api)
 
     def names(**kwargs: Any) -> list[str]:
-        return [i.metadata.name for i in hpa.list_namespaced_horizontal_pod_autoscaler("shop", **kwargs).items]
+        return [name_of(i) for i in hpa.list_namespaced_horizontal_pod_autoscaler("shop", **kwargs).items]
 
     assert names(label_selector="team=shop") == ["web"]
     assert names(label_selector="team!=shop") == ["worker"]
@@ -603,34 +624,38 @@ def test_selectors_and_pagination(kube: FakeKubernetes, api: Any) -> None:
     with pytest.raises(ApiException) as caught:
         names(field_selector="spec.minReplicas=2")
     assert caught.value.status == 400
-    assert json.loads(caught.value.body)["message"] == "field label not supported: spec.minReplicas"
+    assert status_body(caught.value)["message"] == "field label not supported: spec.minReplicas"
 
     first = hpa.list_namespaced_horizontal_pod_autoscaler("shop", limit=1)
-    assert [i.metadata.name for i in first.items] == ["web"] and first.metadata.remaining_item_count == 1
+    assert first.metadata is not None
+    assert [name_of(i) for i in first.items] == ["web"] and first.metadata.remaining_item_count == 1
     rest = hpa.list_namespaced_horizontal_pod_autoscaler("shop", limit=1, _continue=first.metadata._continue)
-    assert [i.metadata.name for i in rest.items] == ["worker"] and rest.metadata._continue is None
+    assert rest.metadata is not None
+    assert [name_of(i) for i in rest.items] == ["worker"] and rest.metadata._continue is None
 
 
-def test_kubernetes_auth_and_writes(kube: FakeKubernetes, api: Any) -> None:
+def test_kubernetes_auth_and_writes(kube: FakeKubernetes, api: ApiClient) -> None:
     unauthorized = httpx.get(f"{kube.url}/api/v1/namespaces", headers={"Authorization": "Bearer wrong"})
     assert unauthorized.status_code == 401 and unauthorized.json()["reason"] == "Unauthorized"
+    config_map = kubernetes.client.V1ConfigMap(metadata=V1ObjectMeta(name="x"))
     with pytest.raises(ApiException) as caught:
-        kubernetes.client.CoreV1Api(api).create_namespaced_config_map("shop", {"metadata": {"name": "x"}})
-    assert caught.value.status == 405 and json.loads(caught.value.body)["reason"] == "MethodNotAllowed"
+        kubernetes.client.CoreV1Api(api).create_namespaced_config_map("shop", config_map)
+    assert caught.value.status == 405 and status_body(caught.value)["reason"] == "MethodNotAllowed"
     with pytest.raises(ApiException):
         kubernetes.client.AppsV1Api(api).patch_namespaced_deployment_scale("web", "shop", {"spec": {"replicas": 1}})
     writes = [c for c in kube.calls if c.method != "GET"]
     assert [(c.method, c.status) for c in writes] == [("POST", 405), ("PATCH", 405)]
 
 
-def test_discovery_describes_what_is_served(kube: FakeKubernetes, api: Any, tmp_path: Path) -> None:
+def test_discovery_describes_what_is_served(kube: FakeKubernetes, api: ApiClient, tmp_path: Path) -> None:
     from kubernetes.dynamic import DynamicClient
 
     core = kubernetes.client.CoreApi(api).get_api_versions()
     assert core.versions == ["v1"]
     kube.add({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "a", "namespace": "shop"}})
     groups = {g.name: g for g in kubernetes.client.ApisApi(api).get_api_versions().groups}
-    assert groups["autoscaling"].preferred_version.version == "v2" and "keda.sh" in groups
+    preferred = groups["autoscaling"].preferred_version
+    assert preferred is not None and preferred.version == "v2" and "keda.sh" in groups
     resources = DynamicClient(api, cache_file=str(tmp_path / "discovery.json")).resources.get(
         api_version="keda.sh/v1alpha1", kind="ScaledObject"
     )

@@ -499,7 +499,7 @@ def test_git_sees_added_lines_only(tmp_path: Path) -> None:
         name, app_args, rules, options = param.values[:4]
         for variant, convert in VARIANTS.items():
             old = convert(fixture(str(name)))
-            result = add_ignore_rules(old, rules=rules, sync_options=options, **app_args)  # type: ignore[arg-type]
+            result = add_ignore_rules(old, rules=rules, sync_options=options, **app_args)
             assert result.text is not None
             target = f"{variant}-{name}"
             (tmp_path / target).write_bytes(old.encode("utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import subprocess
 import time
@@ -639,11 +640,13 @@ def test_large_and_odd_files(fakes: dict[str, FakeGitHost]) -> None:
 
 def test_github_truncated_tree_and_enterprise_prefix(fakes: dict[str, FakeGitHost]) -> None:
     env = _env(fakes, "github")
-    env.fake.tree_limit = 2  # type: ignore[attr-defined]
+    github = env.fake
+    assert isinstance(github, FakeGitHub)
+    github.tree_limit = 2
     try:
         err = env.error(lambda h: h.list_files(env.repo, "apps", "main", recursive=True))
     finally:
-        env.fake.tree_limit = 100_000  # type: ignore[attr-defined]
+        github.tree_limit = 100_000
     assert err.kind == "unreadable" and "smaller directory" in str(err)
 
     with FakeGitHub(web_url="https://ghe.example.com", api_prefix="/api/v3") as ghe:
@@ -737,7 +740,7 @@ def test_git_calls_per_fix_do_not_depend_on_repository_size(fakes: dict[str, Fak
         for extra in (0, 200):
             files: dict[str, str | bytes] = {**FILES, **{f"other/{i}/f.yaml": f"{i}\n" for i in range(extra)}}
             env = _env(fakes, provider, files)
-            client_calls = env.run(lambda h, env=env: _count(h, env))
+            client_calls = env.run(functools.partial(_count, env=env))
             assert len(env.fake.calls) == client_calls
             counts.append(client_calls)
         assert counts == [expected, expected], provider

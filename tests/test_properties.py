@@ -15,7 +15,7 @@ from bot.analysis.diff import diff_objects
 from bot.analysis.pointer import covers, escape, join, split
 from tests.conftest import deployment, entry, live_of
 
-keys = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
+keys = st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=12)
 scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=8)
 trees = st.recursive(scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(keys, c, max_size=4), max_leaves=20)
 

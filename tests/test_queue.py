@@ -22,7 +22,6 @@ from bot.queue import Entry, MemoryQueue, RedisQueue, WorkQueue
 from bot.store import StoreUnavailable
 from tests.redis_server import RedisProcess, redis_outage  # noqa: F401  (fixture)
 
-run = asyncio.run
 IDLE_MS = 100  # long enough that a fresh delivery is not idle yet (even on a slow CI), short enough to wait for
 
 
@@ -76,46 +75,40 @@ def ids(entries: list[Entry]) -> list[str]:
     return [e.id for e in entries]
 
 
-def test_enqueue_read_ack_and_counts(kit: QueueKit) -> None:
-    async def body() -> None:
-        async with kit.open() as q:
-            await q.ensure()
-            await q.ensure()  # idempotent: every replica calls it at start
-            sent = [await q.enqueue({"type": "webhook", "n": n}) for n in range(3)]
-            assert all(re.fullmatch(r"\d+-\d+", i) for i in sent)
-            assert len(set(sent)) == 3
-            assert (await q.depth(), await q.pending()) == (3, 0)
+async def test_enqueue_read_ack_and_counts(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        await q.ensure()
+        await q.ensure()  # idempotent: every replica calls it at start
+        sent = [await q.enqueue({"type": "webhook", "n": n}) for n in range(3)]
+        assert all(re.fullmatch(r"\d+-\d+", i) for i in sent)
+        assert len(set(sent)) == 3
+        assert (await q.depth(), await q.pending()) == (3, 0)
 
-            first = await q.read("w1", count=2, block_ms=0)
-            assert [(e.id, e.job, e.deliveries) for e in first] == [
-                (sent[0], {"type": "webhook", "n": 0}, 1),
-                (sent[1], {"type": "webhook", "n": 1}, 1),
-            ]
-            assert (await q.depth(), await q.pending()) == (3, 2)
-            second = await q.read("w2", count=5, block_ms=0)  # each entry goes to one consumer only
-            assert ids(second) == [sent[2]]
-            assert await q.read("w1", count=5, block_ms=0) == []
-            assert (await q.depth(), await q.pending()) == (3, 3)
+        first = await q.read("w1", count=2, block_ms=0)
+        assert [(e.id, e.job, e.deliveries) for e in first] == [
+            (sent[0], {"type": "webhook", "n": 0}, 1),
+            (sent[1], {"type": "webhook", "n": 1}, 1),
+        ]
+        assert (await q.depth(), await q.pending()) == (3, 2)
+        second = await q.read("w2", count=5, block_ms=0)  # each entry goes to one consumer only
+        assert ids(second) == [sent[2]]
+        assert await q.read("w1", count=5, block_ms=0) == []
+        assert (await q.depth(), await q.pending()) == (3, 3)
 
-            await q.ack(sent[1])
-            assert (await q.depth(), await q.pending()) == (2, 2)
-            await q.ack(sent[1])  # acking twice is harmless
-            await q.ack("1-0")  # so is an unknown id
-            await q.ack(sent[0])
-            await q.ack(sent[2])
-            assert (await q.depth(), await q.pending()) == (0, 0)
-
-    run(body())
+        await q.ack(sent[1])
+        assert (await q.depth(), await q.pending()) == (2, 2)
+        await q.ack(sent[1])  # acking twice is harmless
+        await q.ack("1-0")  # so is an unknown id
+        await q.ack(sent[0])
+        await q.ack(sent[2])
+        assert (await q.depth(), await q.pending()) == (0, 0)
 
 
-def test_jobs_enqueued_before_ensure_are_delivered(kit: QueueKit) -> None:
-    async def body() -> None:
-        async with kit.open() as q:
-            sent = await q.enqueue({"n": 1})
-            await q.ensure()
-            assert ids(await q.read("w1", block_ms=0)) == [sent]
-
-    run(body())
+async def test_jobs_enqueued_before_ensure_are_delivered(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        sent = await q.enqueue({"n": 1})
+        await q.ensure()
+        assert ids(await q.read("w1", block_ms=0)) == [sent]
 
 
 def test_entry_of_a_dead_consumer_is_claimed_by_another_after_min_idle(kit: QueueKit) -> None:
@@ -144,177 +137,148 @@ def test_entry_of_a_dead_consumer_is_claimed_by_another_after_min_idle(kit: Queu
             await kit.idle(IDLE_MS + 10)
             assert await q.claim_stale("replica-d", IDLE_MS) == []
 
-    sent = run(first_replica())
-    run(second_replica(sent))
+    # Each replica in its own event loop, as in its own process: this test stays synchronous on purpose.
+    sent = asyncio.run(first_replica())
+    asyncio.run(second_replica(sent))
 
 
-def test_claim_stale_takes_the_oldest_first_and_honours_count(kit: QueueKit) -> None:
-    async def body() -> None:
-        async with kit.open() as q:
-            await q.ensure()
-            sent = [await q.enqueue({"n": n}) for n in range(3)]
-            await q.read("dead", count=3, block_ms=0)
-            await kit.idle(IDLE_MS + 10)
-            assert ids(await q.claim_stale("w", IDLE_MS, count=2)) == sent[:2]
-            assert ids(await q.claim_stale("w", IDLE_MS, count=10)) == sent[2:]
-
-    run(body())
+async def test_claim_stale_takes_the_oldest_first_and_honours_count(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        await q.ensure()
+        sent = [await q.enqueue({"n": n}) for n in range(3)]
+        await q.read("dead", count=3, block_ms=0)
+        await kit.idle(IDLE_MS + 10)
+        assert ids(await q.claim_stale("w", IDLE_MS, count=2)) == sent[:2]
+        assert ids(await q.claim_stale("w", IDLE_MS, count=10)) == sent[2:]
 
 
-def test_dead_letter_records_the_job_and_removes_it(kit: QueueKit) -> None:
-    async def body() -> None:
-        async with kit.open() as q:
-            await q.ensure()
-            sent = await q.enqueue({"type": "webhook", "app": "web"})
-            await q.read("w1", block_ms=0)
-            await kit.idle(IDLE_MS + 10)
-            (entry,) = await q.claim_stale("w2", IDLE_MS)
-            await q.dead_letter(entry, "Slack refused it 2 times: channel_not_found")
-            assert (await q.depth(), await q.pending()) == (0, 0)
-            await kit.idle(IDLE_MS + 10)
-            assert await q.claim_stale("w3", IDLE_MS) == []
-            assert await q.read("w3", block_ms=0) == []
-            (dead,) = await kit.dead_letters(q)
-            assert dead["id"] == sent
-            assert dead["job"] == {"type": "webhook", "app": "web"}
-            assert dead["reason"] == "Slack refused it 2 times: channel_not_found"
-            assert dead["deliveries"] == 2
-
-    run(body())
+async def test_dead_letter_records_the_job_and_removes_it(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        await q.ensure()
+        sent = await q.enqueue({"type": "webhook", "app": "web"})
+        await q.read("w1", block_ms=0)
+        await kit.idle(IDLE_MS + 10)
+        (entry,) = await q.claim_stale("w2", IDLE_MS)
+        await q.dead_letter(entry, "Slack refused it 2 times: channel_not_found")
+        assert (await q.depth(), await q.pending()) == (0, 0)
+        await kit.idle(IDLE_MS + 10)
+        assert await q.claim_stale("w3", IDLE_MS) == []
+        assert await q.read("w3", block_ms=0) == []
+        (dead,) = await kit.dead_letters(q)
+        assert dead["id"] == sent
+        assert dead["job"] == {"type": "webhook", "app": "web"}
+        assert dead["reason"] == "Slack refused it 2 times: channel_not_found"
+        assert dead["deliveries"] == 2
 
 
-def test_read_waits_up_to_block_ms_and_wakes_on_enqueue(kit: QueueKit) -> None:
-    async def body() -> None:
-        async with kit.open() as q:
-            await q.ensure()
-            started = time.monotonic()
-            assert await q.read("w", block_ms=60) == []
-            assert time.monotonic() - started >= 0.05
+async def test_read_waits_up_to_block_ms_and_wakes_on_enqueue(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        await q.ensure()
+        started = time.monotonic()
+        assert await q.read("w", block_ms=60) == []
+        assert time.monotonic() - started >= 0.05
 
-            async def later() -> str:
-                await asyncio.sleep(0.05)
-                return await q.enqueue({"n": 1})
+        async def later() -> str:
+            await asyncio.sleep(0.05)
+            return await q.enqueue({"n": 1})
 
-            started = time.monotonic()
-            got, sent = await asyncio.gather(q.read("w", block_ms=3000), later())
-            assert ids(got) == [sent]
-            assert time.monotonic() - started < 1
-
-    run(body())
+        started = time.monotonic()
+        got, sent = await asyncio.gather(q.read("w", block_ms=3000), later())
+        assert ids(got) == [sent]
+        assert time.monotonic() - started < 1
 
 
-def test_unserialisable_job_is_refused(kit: QueueKit) -> None:
-    async def body() -> None:
-        async with kit.open() as q:
-            await q.ensure()
-            with pytest.raises(TypeError):
-                await q.enqueue({"when": object()})
-            assert await q.depth() == 0
-
-    run(body())
+async def test_unserialisable_job_is_refused(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        await q.ensure()
+        with pytest.raises(TypeError):
+            await q.enqueue({"when": object()})
+        assert await q.depth() == 0
 
 
-def test_jobs_come_back_as_copies(kit: QueueKit) -> None:
-    async def body() -> None:
-        async with kit.open() as q:
-            await q.ensure()
-            job = {"body": {"resources": [1]}}
-            await q.enqueue(job)
-            job["body"]["resources"].append(2)
-            (entry,) = await q.read("w", block_ms=0)
-            assert entry.job == {"body": {"resources": [1]}}
-
-    run(body())
+async def test_jobs_come_back_as_copies(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        await q.ensure()
+        job = {"body": {"resources": [1]}}
+        await q.enqueue(job)
+        job["body"]["resources"].append(2)
+        (entry,) = await q.read("w", block_ms=0)
+        assert entry.job == {"body": {"resources": [1]}}
 
 
 # --- Redis specifics ------------------------------------------------------------------------------------------
 
 
-def test_redis_unreadable_entries_are_dead_lettered_not_delivered(redis_url: str) -> None:
-    async def body() -> None:
-        q = RedisQueue.from_url(redis_url)
-        raw = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
-        try:
-            await q.ensure()
-            bad = await raw.xadd("argo-why:jobs", {"job": "{not json"})
-            other = await raw.xadd("argo-why:jobs", {"something": "else"})
-            good = await q.enqueue({"n": 1})
-            assert ids(await q.read("w", count=10, block_ms=0)) == [good]
-            dead = await q.dead_letters()
-            assert [(d["id"], d["job"], d["reason"]) for d in dead] == [
-                (bad, "{not json", "unreadable job field"),
-                (other, "", "unreadable job field"),
-            ]
-            assert (await q.depth(), await q.pending()) == (1, 1)
-        finally:
-            await raw.aclose()
-            await q.close()
-
-    run(body())
+async def test_redis_unreadable_entries_are_dead_lettered_not_delivered(redis_url: str) -> None:
+    q = RedisQueue.from_url(redis_url)
+    raw = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        await q.ensure()
+        bad = await raw.xadd("argo-why:jobs", {"job": "{not json"})
+        other = await raw.xadd("argo-why:jobs", {"something": "else"})
+        good = await q.enqueue({"n": 1})
+        assert ids(await q.read("w", count=10, block_ms=0)) == [good]
+        dead = await q.dead_letters()
+        assert [(d["id"], d["job"], d["reason"]) for d in dead] == [
+            (bad, "{not json", "unreadable job field"),
+            (other, "", "unreadable job field"),
+        ]
+        assert (await q.depth(), await q.pending()) == (1, 1)
+    finally:
+        await raw.aclose()
+        await q.close()
 
 
-def test_redis_keys_are_the_documented_ones_and_acked_entries_are_deleted(redis_url: str) -> None:
-    async def body() -> None:
-        q = RedisQueue.from_url(redis_url)
-        raw = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
-        try:
-            await q.ensure()
-            a = await q.enqueue({"n": 1})
-            await q.enqueue({"n": 2})
-            (_, eb) = await q.read("w", count=2, block_ms=0)
-            await q.ack(a)
-            await q.dead_letter(eb, "no")
-            assert {k async for k in raw.scan_iter("*")} == {"argo-why:jobs", "argo-why:dead"}
-            assert await raw.xlen("argo-why:jobs") == 0
-            assert await raw.ttl("argo-why:jobs") == -1 and await raw.ttl("argo-why:dead") == -1  # bounded by MAXLEN
-            groups = await raw.xinfo_groups("argo-why:jobs")
-            assert [g["name"] for g in groups] == ["workers"]
-        finally:
-            await raw.aclose()
-            await q.close()
-
-    run(body())
+async def test_redis_keys_are_the_documented_ones_and_acked_entries_are_deleted(redis_url: str) -> None:
+    q = RedisQueue.from_url(redis_url)
+    raw = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        await q.ensure()
+        a = await q.enqueue({"n": 1})
+        await q.enqueue({"n": 2})
+        (_, eb) = await q.read("w", count=2, block_ms=0)
+        await q.ack(a)
+        await q.dead_letter(eb, "no")
+        assert {k async for k in raw.scan_iter("*")} == {"argo-why:jobs", "argo-why:dead"}
+        assert await raw.xlen("argo-why:jobs") == 0
+        assert await raw.ttl("argo-why:jobs") == -1 and await raw.ttl("argo-why:dead") == -1  # bounded by MAXLEN
+        groups = await raw.xinfo_groups("argo-why:jobs")
+        assert [g["name"] for g in groups] == ["workers"]
+    finally:
+        await raw.aclose()
+        await q.close()
 
 
-def test_redis_recreates_the_group_when_redis_lost_its_data(redis_url: str) -> None:
-    async def body() -> None:
-        q = RedisQueue.from_url(redis_url)
-        raw = redis.asyncio.Redis.from_url(redis_url)
-        try:
-            await q.ensure()
-            await raw.flushall()  # what a restart without persistence looks like from here
-            assert (await q.depth(), await q.pending()) == (0, 0)
-            assert await q.claim_stale("w", 0) == []
-            assert await q.read("w", block_ms=0) == []  # NOGROUP -> group recreated, not an error
-            sent = await q.enqueue({"n": 1})
-            assert ids(await q.read("w", block_ms=0)) == [sent]
-        finally:
-            await raw.aclose()
-            await q.close()
-
-    run(body())
+async def test_redis_recreates_the_group_when_redis_lost_its_data(redis_url: str) -> None:
+    q = RedisQueue.from_url(redis_url)
+    raw = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        await q.ensure()
+        await raw.flushall()  # what a restart without persistence looks like from here
+        assert (await q.depth(), await q.pending()) == (0, 0)
+        assert await q.claim_stale("w", 0) == []
+        assert await q.read("w", block_ms=0) == []  # NOGROUP -> group recreated, not an error
+        sent = await q.enqueue({"n": 1})
+        assert ids(await q.read("w", block_ms=0)) == [sent]
+    finally:
+        await raw.aclose()
+        await q.close()
 
 
-def test_redis_read_refuses_a_block_longer_than_the_socket_timeout(redis_url: str) -> None:
-    async def body() -> None:
-        q = RedisQueue.from_url(redis_url)
-        try:
-            with pytest.raises(ValueError, match="socket timeout"):
-                await q.read("w", block_ms=60_000)
-        finally:
-            await q.close()
-
-    run(body())
+async def test_redis_read_refuses_a_block_longer_than_the_socket_timeout(redis_url: str) -> None:
+    q = RedisQueue.from_url(redis_url)
+    try:
+        with pytest.raises(ValueError, match="socket timeout"):
+            await q.read("w", block_ms=60_000)
+    finally:
+        await q.close()
 
 
-def test_memory_queue_caps_its_length_like_maxlen() -> None:
-    async def body() -> None:
-        q = MemoryQueue(FakeClock(), maxlen=3)
-        sent = [await q.enqueue({"n": n}) for n in range(5)]
-        assert await q.depth() == 3
-        assert ids(await q.read("w", count=10, block_ms=0)) == sent[2:]
-
-    run(body())
+async def test_memory_queue_caps_its_length_like_maxlen() -> None:
+    q = MemoryQueue(FakeClock(), maxlen=3)
+    sent = [await q.enqueue({"n": n}) for n in range(5)]
+    assert await q.depth() == 3
+    assert ids(await q.read("w", count=10, block_ms=0)) == sent[2:]
 
 
 def free_port() -> int:
@@ -337,40 +301,34 @@ QUEUE_OPS: list[tuple[str, Callable[[RedisQueue], Awaitable[object]]]] = [
 
 
 @pytest.mark.parametrize(("name", "op"), QUEUE_OPS, ids=[n for n, _ in QUEUE_OPS])
-def test_every_operation_raises_store_unavailable_when_nothing_listens(
+async def test_every_operation_raises_store_unavailable_when_nothing_listens(
     name: str, op: Callable[[RedisQueue], Awaitable[object]]
 ) -> None:
     port = free_port()
 
-    async def body() -> None:
-        q = RedisQueue.from_url(f"redis://:hunter2@127.0.0.1:{port}/0")
-        try:
-            with pytest.raises(StoreUnavailable) as caught:
-                await op(q)
-        finally:
-            await q.close()
-        assert f"127.0.0.1:{port}" in str(caught.value)
-        assert "hunter2" not in str(caught.value)
-        assert caught.value.op == name
-
-    run(body())
+    q = RedisQueue.from_url(f"redis://:hunter2@127.0.0.1:{port}/0")
+    try:
+        with pytest.raises(StoreUnavailable) as caught:
+            await op(q)
+    finally:
+        await q.close()
+    assert f"127.0.0.1:{port}" in str(caught.value)
+    assert "hunter2" not in str(caught.value)
+    assert caught.value.op == name
 
 
-def test_outage_mid_test_raises_store_unavailable_and_recovers(redis_outage: RedisProcess) -> None:  # noqa: F811
-    async def body() -> None:
-        q = RedisQueue.from_url(redis_outage.url)
-        try:
-            await q.ensure()
-            await q.enqueue({"n": 1})
-            redis_outage.stop()
-            for op in (q.enqueue({"n": 2}), q.read("w", block_ms=0), q.depth()):
-                with pytest.raises(StoreUnavailable):
-                    await op
-            redis_outage.start()
-            assert await q.read("w", block_ms=0) == []  # back, empty, group recreated on the fly
-            sent = await q.enqueue({"n": 3})
-            assert ids(await q.read("w", block_ms=0)) == [sent]
-        finally:
-            await q.close()
-
-    run(body())
+async def test_outage_mid_test_raises_store_unavailable_and_recovers(redis_outage: RedisProcess) -> None:  # noqa: F811
+    q = RedisQueue.from_url(redis_outage.url)
+    try:
+        await q.ensure()
+        await q.enqueue({"n": 1})
+        redis_outage.stop()
+        for op in (q.enqueue({"n": 2}), q.read("w", block_ms=0), q.depth()):
+            with pytest.raises(StoreUnavailable):
+                await op
+        redis_outage.start()
+        assert await q.read("w", block_ms=0) == []  # back, empty, group recreated on the fly
+        sent = await q.enqueue({"n": 3})
+        assert ids(await q.read("w", block_ms=0)) == [sent]
+    finally:
+        await q.close()

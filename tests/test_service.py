@@ -26,8 +26,9 @@ import uvicorn
 from pydantic import SecretStr
 
 from bot.app import Runtime, build_app, build_services
-from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
+from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings, required
 from bot.demo.runner import webhook_body
+from bot.queue import RedisQueue, WorkQueue
 from bot.services import Services
 from tests.conftest import CASEBOOK, serve_case
 from tests.fakes.argocd import FakeArgoCD
@@ -74,14 +75,15 @@ class Bot:
     settings: Settings
 
     async def webhook(self, body: Any, *, token: str | None = None, raw: bytes | None = None) -> httpx.Response:
-        secret = token if token is not None else self.settings.runtime.webhook_token.get_secret_value()  # type: ignore[union-attr]
-        headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
+        if token is None:
+            token = required(self.settings.runtime.webhook_token, "WEBHOOK_TOKEN").get_secret_value()
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         return await self.http.post("/webhooks/argocd", content=raw if raw is not None else json.dumps(body),
                                     headers=headers)  # fmt: skip
 
     async def slack_post(self, body: bytes, *, timestamp: int | None = None, secret: str | None = None
                          ) -> httpx.Response:  # fmt: skip
-        key = secret or self.settings.slack.signing_secret.get_secret_value()  # type: ignore[union-attr]
+        key = secret or required(self.settings.slack.signing_secret, "SLACK_SIGNING_SECRET").get_secret_value()
         return await self.http.post(
             "/slack/events", content=body, headers=signed_headers(key, body, timestamp=timestamp)
         )
@@ -91,7 +93,7 @@ class Bot:
         await until(lambda: _idle(q), timeout)
 
 
-async def _idle(q: Any) -> bool:
+async def _idle(q: WorkQueue) -> bool:
     return bool(await q.depth() == 0 and await q.pending() == 0)
 
 
@@ -140,23 +142,20 @@ def top(slack: FakeSlack) -> list[dict[str, Any]]:
 # --- webhook -> thread ---------------------------------------------------------------------------------
 
 
-def test_webhook_posts_one_parent_and_thread_replies_and_drops_duplicates(
+async def test_webhook_posts_one_parent_and_thread_replies_and_drops_duplicates(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     app = serve_case(argocd, kube, "hpa-replicas-csa")
     body = webhook_body(app)
 
-    async def scenario() -> None:
-        async with running(settings) as bot:
-            r = await bot.webhook(body)
-            assert r.status_code == 202 and r.json()["status"] == "queued"
-            assert (await bot.webhook(body)).json() == {"status": "duplicate"}  # Argo CD's retry
-            await bot.settle()
-            metrics = (await bot.http.get("/metrics")).text
-            assert 'argo_why_webhooks_total{outcome="duplicate"} 1.0' in metrics
-            assert "argo_why_queue_depth 0.0" in metrics
-
-    asyncio.run(scenario())
+    async with running(settings) as bot:
+        r = await bot.webhook(body)
+        assert r.status_code == 202 and r.json()["status"] == "queued"
+        assert (await bot.webhook(body)).json() == {"status": "duplicate"}  # Argo CD's retry
+        await bot.settle()
+        metrics = (await bot.http.get("/metrics")).text
+        assert 'argo_why_webhooks_total{outcome="duplicate"} 1.0' in metrics
+        assert "argo_why_queue_depth 0.0" in metrics
     [parent] = top(slack)
     assert "/spec/replicas" in json.dumps(parent["blocks"]) and "HorizontalPodAutoscaler" in json.dumps(
         parent["blocks"]
@@ -168,7 +167,7 @@ def test_webhook_posts_one_parent_and_thread_replies_and_drops_duplicates(
     assert all(c.method != "chat.postMessage" or c.params.get("text") for c in slack.calls)  # a text fallback
 
 
-def test_same_app_reuses_its_thread_turns_green_and_survives_a_restart(
+async def test_same_app_reuses_its_thread_turns_green_and_survives_a_restart(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     app = serve_case(argocd, kube, "manual-kubectl-edit-image")
@@ -177,21 +176,18 @@ def test_same_app_reuses_its_thread_turns_green_and_survives_a_restart(
     synced = {**first, "sync": {**first["sync"], "status": "Synced"}}
     later = after_sync(first, "2026-11-30T09:00:00Z")
 
-    async def scenario() -> None:
-        async with running(settings) as bot:
-            await bot.webhook(first)
-            await bot.settle()
-        async with running(settings) as bot:  # a restart: the thread map is in Redis
-            await bot.webhook(again)
-            await bot.settle()
-            assert "2 syncs did not settle it" in json.dumps(top(slack)[0]["blocks"])
-            await bot.webhook(synced)
-            await bot.settle()
-            assert "large_green_circle" in json.dumps(top(slack)[0]["blocks"])
-            await bot.webhook(later)  # a new episode re-uses the thread
-            await bot.settle()
-
-    asyncio.run(scenario())
+    async with running(settings) as bot:
+        await bot.webhook(first)
+        await bot.settle()
+    async with running(settings) as bot:  # a restart: the thread map is in Redis
+        await bot.webhook(again)
+        await bot.settle()
+        assert "2 syncs did not settle it" in json.dumps(top(slack)[0]["blocks"])
+        await bot.webhook(synced)
+        await bot.settle()
+        assert "large_green_circle" in json.dumps(top(slack)[0]["blocks"])
+        await bot.webhook(later)  # a new episode re-uses the thread
+        await bot.settle()
     [parent] = top(slack)
     assert parent["updated"] == 3
     assert "large_green_circle" not in json.dumps(parent["blocks"])
@@ -199,30 +195,27 @@ def test_same_app_reuses_its_thread_turns_green_and_survives_a_restart(
     assert len(whys) == 2  # the first episode's explanation, and the new episode's
 
 
-def test_a_redelivered_alert_is_not_counted_twice(
+async def test_a_redelivered_alert_is_not_counted_twice(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     app = serve_case(argocd, kube, "hpa-replicas-ssa")
     first = webhook_body(app)
     second = after_sync(first, "2026-11-30T08:00:00Z")
 
-    async def scenario() -> None:
-        async with running(settings) as bot:
-            await bot.webhook(first)
-            await bot.settle()
-            await bot.webhook(second)
-            await bot.settle()
-            job = {"type": "webhook", "body": second, "received": time.time(), "key": _key(second)}
-            await bot.services.queue.enqueue(job)  # the same job again, as after a crash before its ack
-            await bot.settle()
-
-    asyncio.run(scenario())
+    async with running(settings) as bot:
+        await bot.webhook(first)
+        await bot.settle()
+        await bot.webhook(second)
+        await bot.settle()
+        job = {"type": "webhook", "body": second, "received": time.time(), "key": _key(second)}
+        await bot.services.queue.enqueue(job)  # the same job again, as after a crash before its ack
+        await bot.settle()
     [parent] = top(slack)
     assert "2 syncs did not settle it" in json.dumps(parent["blocks"])
 
 
 def _key(body: dict[str, Any]) -> str:
-    from handlers.webhook import WebhookBody
+    from bot.jobs import WebhookBody
 
     return WebhookBody.model_validate(body).idempotency_key()
 
@@ -230,86 +223,71 @@ def _key(body: dict[str, Any]) -> str:
 # --- rejected input --------------------------------------------------------------------------------------
 
 
-def test_bad_webhooks_are_rejected_and_nothing_is_enqueued(settings: Settings, slack: FakeSlack) -> None:
-    async def scenario() -> None:
-        async with running(settings, workers=0) as bot:
-            good = {"app": {"name": "shop"}, "sync": {"status": "OutOfSync"}}
-            assert (await bot.webhook(good, token="wrong")).status_code == 401
-            r = await bot.http.post("/webhooks/argocd", json=good)  # no Authorization at all
-            assert r.status_code == 401
-            r = await bot.webhook(None, raw=b"{not json")
-            assert r.status_code == 400 and r.json()["error"] == "body is not valid JSON"
-            r = await bot.webhook({"app": {"name": "Bad_Name"}, "sync": {"status": "OutOfSync"}})
-            assert r.status_code == 400 and r.json()["error"].startswith("app.name")
-            r = await bot.webhook({"app": {"name": "shop"}})
-            assert r.status_code == 400 and "sync" in r.json()["error"]
-            r = await bot.webhook(None, raw=b'{"pad": "' + b"x" * (1024 * 1024) + b'"}')
-            assert r.status_code == 413
-            extra = {**good, "unknown": {"nested": True}, "operationState": None}
-            assert (await bot.webhook(extra)).status_code == 202  # extra fields tolerated, null state allowed
-            assert await bot.services.queue.depth() == 1
-
-    asyncio.run(scenario())
+async def test_bad_webhooks_are_rejected_and_nothing_is_enqueued(settings: Settings, slack: FakeSlack) -> None:
+    async with running(settings, workers=0) as bot:
+        good = {"app": {"name": "shop"}, "sync": {"status": "OutOfSync"}}
+        assert (await bot.webhook(good, token="wrong")).status_code == 401
+        r = await bot.http.post("/webhooks/argocd", json=good)  # no Authorization at all
+        assert r.status_code == 401
+        r = await bot.webhook(None, raw=b"{not json")
+        assert r.status_code == 400 and r.json()["error"] == "body is not valid JSON"
+        r = await bot.webhook({"app": {"name": "Bad_Name"}, "sync": {"status": "OutOfSync"}})
+        assert r.status_code == 400 and r.json()["error"].startswith("app.name")
+        r = await bot.webhook({"app": {"name": "shop"}})
+        assert r.status_code == 400 and "sync" in r.json()["error"]
+        r = await bot.webhook(None, raw=b'{"pad": "' + b"x" * (1024 * 1024) + b'"}')
+        assert r.status_code == 413
+        extra = {**good, "unknown": {"nested": True}, "operationState": None}
+        assert (await bot.webhook(extra)).status_code == 202  # extra fields tolerated, null state allowed
+        assert await bot.services.queue.depth() == 1
 
 
-def test_forged_and_expired_slack_signatures_are_401(settings: Settings, slack: FakeSlack) -> None:
-    async def scenario() -> None:
-        async with running(settings, workers=0) as bot:
-            body = slash_command_body("/argo", "help", response_url=slack)
-            assert (await bot.slack_post(body, secret="forged")).status_code == 401
-            assert (await bot.slack_post(body, timestamp=int(time.time()) - 600)).status_code == 401
-            ok = await bot.slack_post(body)
-            assert ok.status_code == 200 and "/argo why" in ok.text
-
-    asyncio.run(scenario())
+async def test_forged_and_expired_slack_signatures_are_401(settings: Settings, slack: FakeSlack) -> None:
+    async with running(settings, workers=0) as bot:
+        body = slash_command_body("/argo", "help", response_url=slack)
+        assert (await bot.slack_post(body, secret="forged")).status_code == 401
+        assert (await bot.slack_post(body, timestamp=int(time.time()) - 600)).status_code == 401
+        ok = await bot.slack_post(body)
+        assert ok.status_code == 200 and "/argo why" in ok.text
 
 
-def test_store_outage_answers_503_so_argocd_retries(settings: Settings) -> None:
+async def test_store_outage_answers_503_so_argocd_retries(settings: Settings) -> None:
     settings.redis.url = "redis://127.0.0.1:9/0"
 
-    async def scenario() -> None:
-        async with running(settings, workers=0) as bot:
-            r = await bot.webhook({"app": {"name": "shop"}, "sync": {"status": "OutOfSync"}})
-            assert r.status_code == 503
-            ready = await bot.http.get("/readyz")
-            assert ready.status_code == 503 and ready.json()["checks"]["store"] != "ok"
-
-    asyncio.run(scenario())
+    async with running(settings, workers=0) as bot:
+        r = await bot.webhook({"app": {"name": "shop"}, "sync": {"status": "OutOfSync"}})
+        assert r.status_code == 503
+        ready = await bot.http.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["checks"]["store"] != "ok"
 
 
 # --- Slack failures ---------------------------------------------------------------------------------------
 
 
-def test_slack_429_is_retried_and_delivered(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
-                                            kube: FakeKubernetes) -> None:  # fmt: skip
+async def test_slack_429_is_retried_and_delivered(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
+                                                  kube: FakeKubernetes) -> None:  # fmt: skip
     app = serve_case(argocd, kube, "hpa-replicas-ssa")
     slack.fail_next("chat.postMessage", status=429, retry_after=1)
 
-    async def scenario() -> None:
-        async with running(settings) as bot:
-            await bot.webhook(webhook_body(app))
-            await bot.settle()
-            assert "argo_why_slack_ratelimited_total 1.0" in (await bot.http.get("/metrics")).text
-
-    asyncio.run(scenario())
+    async with running(settings) as bot:
+        await bot.webhook(webhook_body(app))
+        await bot.settle()
+        assert "argo_why_slack_ratelimited_total 1.0" in (await bot.http.get("/metrics")).text
     assert len(top(slack)) == 1
 
 
-def test_slack_down_leaves_the_job_pending_until_slack_is_back(
+async def test_slack_down_leaves_the_job_pending_until_slack_is_back(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     app = serve_case(argocd, kube, "hpa-replicas-ssa")
 
-    async def scenario() -> None:
-        async with running(settings) as bot:
-            slack.down()
-            await bot.webhook(webhook_body(app))
-            await until(lambda: _pending(bot), 15)
-            assert top(slack) == []
-            slack.up()
-            await bot.settle(20)
-
-    asyncio.run(scenario())
+    async with running(settings) as bot:
+        slack.down()
+        await bot.webhook(webhook_body(app))
+        await until(lambda: _pending(bot), 15)
+        assert top(slack) == []
+        slack.up()
+        await bot.settle(20)
     assert len(top(slack)) == 1
 
 
@@ -317,47 +295,40 @@ async def _pending(bot: Bot) -> bool:
     return bool(await bot.services.queue.pending() == 1)
 
 
-def test_a_job_taken_by_a_worker_that_died_is_delivered_once_by_another(
+async def test_a_job_taken_by_a_worker_that_died_is_delivered_once_by_another(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     app = serve_case(argocd, kube, "hpa-replicas-csa")
 
-    async def scenario() -> None:
-        async with running(settings, workers=0) as bot:
-            await bot.webhook(webhook_body(app))
-            taken = await bot.services.queue.read("replica-that-dies", count=1, block_ms=100)
-            assert len(taken) == 1  # read, never acknowledged: the replica died mid-job
-        async with running(settings, workers=2, claim_idle_ms=200) as bot:
-            await bot.settle(20)
-
-    asyncio.run(scenario())
+    async with running(settings, workers=0) as bot:
+        await bot.webhook(webhook_body(app))
+        taken = await bot.services.queue.read("replica-that-dies", count=1, block_ms=100)
+        assert len(taken) == 1  # read, never acknowledged: the replica died mid-job
+    async with running(settings, workers=2, claim_idle_ms=200) as bot:
+        await bot.settle(20)
     assert len(top(slack)) == 1
 
 
-def test_analysis_failure_is_said_in_the_thread_and_dead_lettered(settings: Settings, slack: FakeSlack) -> None:
-    async def scenario() -> None:
-        async with running(settings) as bot:
-            body = {"app": {"name": "does-not-exist"}, "sync": {"status": "OutOfSync"}}
-            await bot.webhook(body)
-            await bot.settle()
-            assert "argo_why_dead_letters_total 1.0" in (await bot.http.get("/metrics")).text
-
-    asyncio.run(scenario())
+async def test_analysis_failure_is_said_in_the_thread_and_dead_lettered(settings: Settings, slack: FakeSlack) -> None:
+    async with running(settings) as bot:
+        body = {"app": {"name": "does-not-exist"}, "sync": {"status": "OutOfSync"}}
+        await bot.webhook(body)
+        await bot.settle()
+        assert "argo_why_dead_letters_total 1.0" in (await bot.http.get("/metrics")).text
     [msg] = top(slack)
     assert "does-not-exist" in msg["text"] and "no application" in json.dumps(msg)
 
 
-def test_jobs_of_another_version_or_shape_are_dead_lettered_with_a_reason(settings: Settings, slack: FakeSlack) -> None:
-    async def scenario() -> list[dict[str, Any]]:
-        async with running(settings) as bot:
-            await bot.services.queue.enqueue({"type": "note", "version": 2, "channel": CHANNEL, "text": "from v2"})
-            await bot.services.queue.enqueue({"type": "launch_rockets"})
-            await bot.services.queue.enqueue({"type": "note", "channel": CHANNEL, "thread_ts": None, "text": "v1"})
-            await bot.settle()
-            dead: list[dict[str, Any]] = await bot.services.queue.dead_letters()  # type: ignore[attr-defined]
-            return dead
-
-    dead = asyncio.run(scenario())
+async def test_jobs_of_another_version_or_shape_are_dead_lettered_with_a_reason(
+    settings: Settings, slack: FakeSlack
+) -> None:
+    async with running(settings) as bot:
+        await bot.services.queue.enqueue({"type": "note", "version": 2, "channel": CHANNEL, "text": "from v2"})
+        await bot.services.queue.enqueue({"type": "launch_rockets"})
+        await bot.services.queue.enqueue({"type": "note", "channel": CHANNEL, "thread_ts": None, "text": "v1"})
+        await bot.settle()
+        assert isinstance(bot.services.queue, RedisQueue)
+        dead = await bot.services.queue.dead_letters()
     reasons = [d["reason"] for d in dead]
     assert reasons[0] == "job version 2 (this replica reads version 1)"
     assert reasons[1].startswith("unreadable 'launch_rockets' job: job: Input tag 'launch_rockets'")
@@ -368,37 +339,34 @@ def test_jobs_of_another_version_or_shape_are_dead_lettered_with_a_reason(settin
 # --- slash commands and buttons -----------------------------------------------------------------------------
 
 
-def test_slash_commands(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+async def test_slash_commands(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
     app = serve_case(argocd, kube, "hpa-replicas-csa")
     name = app["metadata"]["name"]
 
-    async def scenario() -> None:
-        async with running(settings) as bot:
-            r = await bot.slack_post(slash_command_body("/argo", "help", response_url=slack))
-            assert r.status_code == 200 and "/argo mute" in r.text
-            r = await bot.slack_post(slash_command_body("/argo", "why Not_An_App", response_url=slack))
-            assert "needs an Application name" in r.text and await bot.services.queue.depth() == 0
-            r = await bot.slack_post(slash_command_body("/argo", "frobnicate x", response_url=slack))
-            assert "not a command" in r.text
-            r = await bot.slack_post(slash_command_body("/argo", f"why {name}", channel_id="C0TEAM",
-                                                        response_url=slack))  # fmt: skip
-            assert r.status_code == 200 and "Looking into" in r.text
-            await bot.settle()
-            r = await bot.slack_post(slash_command_body("/argo", f"diff {name}", channel_id="C0TEAM",
-                                                        response_url=slack))  # fmt: skip
-            await bot.settle()
-            r = await bot.slack_post(slash_command_body("/argo", "why no-such-app", channel_id="C0TEAM",
-                                                        user_id="U0BOB", response_url=slack))  # fmt: skip
-            await bot.settle()
-            r = await bot.slack_post(slash_command_body("/argo", f"mute {name} forever", response_url=slack))
-            assert "duration" in r.text
-            r = await bot.slack_post(slash_command_body("/argo", f"mute {name} 2h", user_id="U0ALICE",
-                                                        response_url=slack))  # fmt: skip
-            assert r.status_code == 200
-            await bot.webhook(webhook_body(app))  # muted: no alert
-            await bot.settle()
-
-    asyncio.run(scenario())
+    async with running(settings) as bot:
+        r = await bot.slack_post(slash_command_body("/argo", "help", response_url=slack))
+        assert r.status_code == 200 and "/argo mute" in r.text
+        r = await bot.slack_post(slash_command_body("/argo", "why Not_An_App", response_url=slack))
+        assert "needs an Application name" in r.text and await bot.services.queue.depth() == 0
+        r = await bot.slack_post(slash_command_body("/argo", "frobnicate x", response_url=slack))
+        assert "not a command" in r.text
+        r = await bot.slack_post(slash_command_body("/argo", f"why {name}", channel_id="C0TEAM",
+                                                    response_url=slack))  # fmt: skip
+        assert r.status_code == 200 and "Looking into" in r.text
+        await bot.settle()
+        r = await bot.slack_post(slash_command_body("/argo", f"diff {name}", channel_id="C0TEAM",
+                                                    response_url=slack))  # fmt: skip
+        await bot.settle()
+        r = await bot.slack_post(slash_command_body("/argo", "why no-such-app", channel_id="C0TEAM",
+                                                    user_id="U0BOB", response_url=slack))  # fmt: skip
+        await bot.settle()
+        r = await bot.slack_post(slash_command_body("/argo", f"mute {name} forever", response_url=slack))
+        assert "duration" in r.text
+        r = await bot.slack_post(slash_command_body("/argo", f"mute {name} 2h", user_id="U0ALICE",
+                                                    response_url=slack))  # fmt: skip
+        assert r.status_code == 200
+        await bot.webhook(webhook_body(app))  # muted: no alert
+        await bot.settle()
     team = slack.messages("C0TEAM")
     assert len(team) == 2 and "/spec/replicas" in json.dumps(team[0]["blocks"]) and "Diff of" in team[1]["text"]
     assert slack.thread("C0TEAM", team[0]["ts"])  # the explanation in the thread
@@ -413,8 +381,8 @@ def test_slash_commands(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD
     assert top(slack) == []
 
 
-def test_buttons_show_diff_recheck_and_mute(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
-                                           kube: FakeKubernetes) -> None:  # fmt: skip
+async def test_buttons_show_diff_recheck_and_mute(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
+                                                 kube: FakeKubernetes) -> None:  # fmt: skip
     app = serve_case(argocd, kube, "multi-resource-three-causes")
 
     def click(action: str, parent: dict[str, Any], user: str = "U0ALICE", action_ts: str | None = None) -> bytes:
@@ -423,70 +391,58 @@ def test_buttons_show_diff_recheck_and_mute(settings: Settings, slack: FakeSlack
         return block_action_body(action, value, user_id=user, channel_id=CHANNEL, message_ts=parent["ts"],
                                  action_ts=action_ts, response_url=slack)  # fmt: skip
 
-    async def scenario() -> None:
-        async with running(settings) as bot:
-            await bot.webhook(webhook_body(app))
-            await bot.settle()
-            parent = top(slack)[0]
-            replies = len(slack.thread(CHANNEL, parent["ts"]))
-            body = click("show_diff", parent, action_ts="1764500000.1")
-            assert (await bot.slack_post(body)).status_code == 200
-            assert (await bot.slack_post(body)).status_code == 200  # a double click is handled once
-            await bot.settle()
-            assert len(slack.thread(CHANNEL, parent["ts"])) == replies + 1
-            assert (await bot.slack_post(click("recheck", parent))).status_code == 200
-            await bot.settle()
-            assert top(slack)[0]["updated"] >= 1
-            assert (await bot.slack_post(click("mute", parent))).status_code == 200
-            await bot.settle()
-            note = slack.thread(CHANNEL, parent["ts"])[-1]
-            assert "muted alerts" in note["text"] and "24h" in note["text"]
-            key = f"{app['metadata']['namespace']}/{app['metadata']['name']}"
-            assert await bot.services.store.mute_until(key, time.time())
-
-    asyncio.run(scenario())
+    async with running(settings) as bot:
+        await bot.webhook(webhook_body(app))
+        await bot.settle()
+        parent = top(slack)[0]
+        replies = len(slack.thread(CHANNEL, parent["ts"]))
+        body = click("show_diff", parent, action_ts="1764500000.1")
+        assert (await bot.slack_post(body)).status_code == 200
+        assert (await bot.slack_post(body)).status_code == 200  # a double click is handled once
+        await bot.settle()
+        assert len(slack.thread(CHANNEL, parent["ts"])) == replies + 1
+        assert (await bot.slack_post(click("recheck", parent))).status_code == 200
+        await bot.settle()
+        assert top(slack)[0]["updated"] >= 1
+        assert (await bot.slack_post(click("mute", parent))).status_code == 200
+        await bot.settle()
+        note = slack.thread(CHANNEL, parent["ts"])[-1]
+        assert "muted alerts" in note["text"] and "24h" in note["text"]
+        key = f"{app['metadata']['namespace']}/{app['metadata']['name']}"
+        assert await bot.services.store.mute_until(key, time.time())
 
 
-def test_a_burst_of_drifting_apps_becomes_one_digest(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
-                                                     kube: FakeKubernetes) -> None:  # fmt: skip
+async def test_a_burst_of_drifting_apps_becomes_one_digest(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD,
+                                                           kube: FakeKubernetes) -> None:  # fmt: skip
     settings.runtime.digest_threshold = 2
     cases = ["hpa-replicas-csa", "hpa-replicas-ssa", "manual-kubectl-edit-image", "kubectl-rollout-restart",
              "flux-kustomize-image"]  # fmt: skip
     apps = [serve_case(argocd, kube, c) for c in cases]
-
-    async def scenario() -> None:
-        async with running(settings) as bot:
-            for app in apps:
-                await bot.webhook(webhook_body(app))
-            await bot.settle()
-            await until(lambda: len(top(slack)) == 3 and all(n in json.dumps(top(slack)[2]) for n in names), 10)
-
     names = [a["metadata"]["name"] for a in apps[2:]]
-    asyncio.run(scenario())
+
+    async with running(settings) as bot:
+        for app in apps:
+            await bot.webhook(webhook_body(app))
+        await bot.settle()
+        await until(lambda: len(top(slack)) == 3 and all(n in json.dumps(top(slack)[2]) for n in names), 10)
     individual, digest = top(slack)[:2], top(slack)[2]
     assert all("actions" in json.dumps(m["blocks"]) for m in individual)
     assert "3 apps went OutOfSync" in digest["text"]
     assert len(top(slack)) == 3  # one digest message, updated as the burst went on
 
 
-def test_health_readiness_and_metrics(settings: Settings, slack: FakeSlack) -> None:
-    async def scenario() -> None:
-        async with running(settings, workers=0) as bot:
-            assert (await bot.http.get("/healthz")).json() == {"status": "ok"}
-            ready = await bot.http.get("/readyz")
-            assert ready.status_code == 200 and ready.json()["checks"] == {"store": "ok", "slack": "ok"}
-            metrics = await bot.http.get("/metrics")
-            assert metrics.status_code == 200 and "argo_why_queue_pending" in metrics.text
-
-    asyncio.run(scenario())
+async def test_health_readiness_and_metrics(settings: Settings, slack: FakeSlack) -> None:
+    async with running(settings, workers=0) as bot:
+        assert (await bot.http.get("/healthz")).json() == {"status": "ok"}
+        ready = await bot.http.get("/readyz")
+        assert ready.status_code == 200 and ready.json()["checks"] == {"store": "ok", "slack": "ok"}
+        metrics = await bot.http.get("/metrics")
+        assert metrics.status_code == 200 and "argo_why_queue_pending" in metrics.text
 
 
-def test_readiness_fails_when_slack_auth_fails(settings: Settings, slack: FakeSlack) -> None:
+async def test_readiness_fails_when_slack_auth_fails(settings: Settings, slack: FakeSlack) -> None:
     settings.slack.bot_token = SecretStr("xoxb-revoked")
 
-    async def scenario() -> None:
-        async with running(settings, workers=0) as bot:
-            ready = await bot.http.get("/readyz")
-            assert ready.status_code == 503 and ready.json()["checks"]["slack"] != "ok"
-
-    asyncio.run(scenario())
+    async with running(settings, workers=0) as bot:
+        ready = await bot.http.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["checks"]["slack"] != "ok"

@@ -24,7 +24,6 @@ from bot.errors import ArgoWhyError
 from bot.store import THREAD_TTL_S, MemoryStore, RedisStore, Store, StoreUnavailable, ThreadRef
 from tests.redis_server import RedisProcess, redis_outage  # noqa: F401  (fixture)
 
-run = asyncio.run
 PREFIX = "argo-why:"
 DAY = 24 * 3600
 
@@ -105,55 +104,43 @@ def free_port() -> int:
 # --- dedupe ---------------------------------------------------------------------------------------------------
 
 
-def test_first_seen_is_true_once_until_the_ttl_runs_out(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            assert await s.first_seen("payments-api|9f3c|OutOfSync|t1", 60)
-            assert not await s.first_seen("payments-api|9f3c|OutOfSync|t1", 60)
-            assert await s.first_seen("payments-api|9f3c|OutOfSync|t2", 60)
-            await kit.advance(59)
-            assert not await s.first_seen("payments-api|9f3c|OutOfSync|t1", 60)
-            await kit.advance(2)
-            assert await s.first_seen("payments-api|9f3c|OutOfSync|t1", 60)
-
-    run(body())
+async def test_first_seen_is_true_once_until_the_ttl_runs_out(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        assert await s.first_seen("payments-api|9f3c|OutOfSync|t1", 60)
+        assert not await s.first_seen("payments-api|9f3c|OutOfSync|t1", 60)
+        assert await s.first_seen("payments-api|9f3c|OutOfSync|t2", 60)
+        await kit.advance(59)
+        assert not await s.first_seen("payments-api|9f3c|OutOfSync|t1", 60)
+        await kit.advance(2)
+        assert await s.first_seen("payments-api|9f3c|OutOfSync|t1", 60)
 
 
-def test_first_seen_has_exactly_one_winner_among_concurrent_callers(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            results = await asyncio.gather(*(s.first_seen("same", 60) for _ in range(25)))
-            assert results.count(True) == 1
-
-    run(body())
+async def test_first_seen_has_exactly_one_winner_among_concurrent_callers(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        results = await asyncio.gather(*(s.first_seen("same", 60) for _ in range(25)))
+        assert results.count(True) == 1
 
 
-def test_forget_undoes_first_seen(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            assert await s.first_seen("k", 60)
-            await s.forget("k")
-            assert await s.first_seen("k", 60)
-            await s.forget("never-seen")  # harmless
-
-    run(body())
+async def test_forget_undoes_first_seen(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        assert await s.first_seen("k", 60)
+        await s.forget("k")
+        assert await s.first_seen("k", 60)
+        await s.forget("never-seen")  # harmless
 
 
-def test_redis_dedupe_mark_really_expires(redis_url: str) -> None:
-    async def body() -> None:
-        store = RedisStore.from_url(redis_url)
-        raw = redis.asyncio.Redis.from_url(redis_url)
-        try:
-            assert await store.first_seen("k", 60)
-            assert 59 <= await raw.ttl(f"{PREFIX}seen:k") <= 60
-            await raw.pexpire(f"{PREFIX}seen:k", 5)
-            await asyncio.sleep(0.02)
-            assert await store.first_seen("k", 60)
-        finally:
-            await raw.aclose()
-            await store.close()
-
-    run(body())
+async def test_redis_dedupe_mark_really_expires(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    raw = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        assert await store.first_seen("k", 60)
+        assert 59 <= await raw.ttl(f"{PREFIX}seen:k") <= 60
+        await raw.pexpire(f"{PREFIX}seen:k", 5)
+        await asyncio.sleep(0.02)
+        assert await store.first_seen("k", 60)
+    finally:
+        await raw.aclose()
+        await store.close()
 
 
 # --- thread map -----------------------------------------------------------------------------------------------
@@ -183,412 +170,341 @@ def test_thread_map_round_trips_and_survives_a_new_client(kit: StoreKit) -> None
             assert got is not REF
             assert await s.get_thread("argocd/other") is None
 
-    run(write())
-    run(read())
+    # The reader in an event loop of its own, as after a restart: this test stays synchronous on purpose.
+    asyncio.run(write())
+    asyncio.run(read())
 
 
-def test_thread_map_entry_lasts_30_days_from_the_last_save(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            await s.save_thread(REF, "a")
-            await kit.advance(THREAD_TTL_S - 60)
-            assert await s.get_thread("a") == REF
-            await s.save_thread(REF, "a")  # saving again restarts the 30 days
-            await kit.advance(THREAD_TTL_S - 60)
-            assert await s.get_thread("a") == REF
-            await kit.advance(61)
-            assert await s.get_thread("a") is None
-
-    run(body())
+async def test_thread_map_entry_lasts_30_days_from_the_last_save(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        await s.save_thread(REF, "a")
+        await kit.advance(THREAD_TTL_S - 60)
+        assert await s.get_thread("a") == REF
+        await s.save_thread(REF, "a")  # saving again restarts the 30 days
+        await kit.advance(THREAD_TTL_S - 60)
+        assert await s.get_thread("a") == REF
+        await kit.advance(61)
+        assert await s.get_thread("a") is None
 
 
-def test_redis_thread_map_tolerates_unknown_fields_and_garbage(redis_url: str) -> None:
-    async def body() -> None:
-        store = RedisStore.from_url(redis_url)
-        raw = redis.asyncio.Redis.from_url(redis_url)
-        try:
-            await raw.set(
-                f"{PREFIX}thread:new", '{"app":"a","channel":"C","ts":"1.2","fingerprint":"f","status":"drift","x":1}'
-            )
-            assert await store.get_thread("new") == ThreadRef("a", "C", "1.2", "f", "drift")
-            await raw.set(f"{PREFIX}thread:bad", "{not json")
-            assert await store.get_thread("bad") is None
-            await raw.set(f"{PREFIX}thread:short", '{"app":"a"}')
-            assert await store.get_thread("short") is None
-        finally:
-            await raw.aclose()
-            await store.close()
-
-    run(body())
+async def test_redis_thread_map_tolerates_unknown_fields_and_garbage(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    raw = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        await raw.set(
+            f"{PREFIX}thread:new", '{"app":"a","channel":"C","ts":"1.2","fingerprint":"f","status":"drift","x":1}'
+        )
+        assert await store.get_thread("new") == ThreadRef("a", "C", "1.2", "f", "drift")
+        await raw.set(f"{PREFIX}thread:bad", "{not json")
+        assert await store.get_thread("bad") is None
+        await raw.set(f"{PREFIX}thread:short", '{"app":"a"}')
+        assert await store.get_thread("short") is None
+    finally:
+        await raw.aclose()
+        await store.close()
 
 
 # --- button state ---------------------------------------------------------------------------------------------
 
 
-def test_state_ids_are_opaque_short_and_resolve_to_a_copy(kit: StoreKit) -> None:
+async def test_state_ids_are_opaque_short_and_resolve_to_a_copy(kit: StoreKit) -> None:
     payload: dict[str, Any] = {"app": "payments-api", "report": {"causes": [1, 2]}, "who": None}
 
-    async def body() -> None:
-        async with kit.open() as s:
-            sid = await s.put_state("diff", payload, 600)
-            other = await s.put_state("diff", payload, 600)
-            assert re.fullmatch(r"diff:[A-Za-z0-9_-]{16}", sid)
-            assert sid != other
-            assert "payments" not in sid  # opaque: nothing of the payload leaks into the id
-            longest = await s.put_state("k" * 32, {}, 600)
-            assert len(sid) <= 100 and len(longest) <= 100
-            got = await s.get_state(sid)
-            assert got == payload
-            assert got is not None
-            got["report"]["causes"].append(3)
-            assert await s.get_state(sid) == payload
-
-    run(body())
+    async with kit.open() as s:
+        sid = await s.put_state("diff", payload, 600)
+        other = await s.put_state("diff", payload, 600)
+        assert re.fullmatch(r"diff:[A-Za-z0-9_-]{16}", sid)
+        assert sid != other
+        assert "payments" not in sid  # opaque: nothing of the payload leaks into the id
+        longest = await s.put_state("k" * 32, {}, 600)
+        assert len(sid) <= 100 and len(longest) <= 100
+        got = await s.get_state(sid)
+        assert got == payload
+        assert got is not None
+        got["report"]["causes"].append(3)
+        assert await s.get_state(sid) == payload
 
 
-def test_state_expires_after_its_ttl(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            sid = await s.put_state("approve", {"pr": 7}, 600)
-            await kit.advance(599)
-            assert await s.get_state(sid) == {"pr": 7}
-            await kit.advance(2)
-            assert await s.get_state(sid) is None
-
-    run(body())
+async def test_state_expires_after_its_ttl(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        sid = await s.put_state("approve", {"pr": 7}, 600)
+        await kit.advance(599)
+        assert await s.get_state(sid) == {"pr": 7}
+        await kit.advance(2)
+        assert await s.get_state(sid) is None
 
 
 @pytest.mark.parametrize(
     "state_id",
     ["", "diff", "diff:short", "diff:" + "A" * 17, "Diff:" + "A" * 16, "../diff:" + "A" * 16, "x" * 5000, "diff:A*"],
 )
-def test_malformed_or_unknown_state_ids_are_none(kit: StoreKit, state_id: str) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            assert await s.get_state(state_id) is None
-            assert await s.get_state("diff:" + "A" * 16) is None  # well-formed, never issued
-
-    run(body())
+async def test_malformed_or_unknown_state_ids_are_none(kit: StoreKit, state_id: str) -> None:
+    async with kit.open() as s:
+        assert await s.get_state(state_id) is None
+        assert await s.get_state("diff:" + "A" * 16) is None  # well-formed, never issued
 
 
-def test_put_state_refuses_bad_kinds_and_unserialisable_payloads(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            for kind in ["", "Diff", "a:b", "k" * 33, "1abc"]:
-                with pytest.raises(ValueError):
-                    await s.put_state(kind, {}, 60)
-            with pytest.raises(TypeError):
-                await s.put_state("diff", {"when": object()}, 60)
-
-    run(body())
+async def test_put_state_refuses_bad_kinds_and_unserialisable_payloads(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        for kind in ["", "Diff", "a:b", "k" * 33, "1abc"]:
+            with pytest.raises(ValueError):
+                await s.put_state(kind, {}, 60)
+        with pytest.raises(TypeError):
+            await s.put_state("diff", {"when": object()}, 60)
 
 
 # --- mutes ----------------------------------------------------------------------------------------------------
 
 
-def test_mute_holds_until_its_end_and_then_expires_by_itself(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            now = kit.now()
-            until = now + 3600
-            await s.set_mute("argocd/payments-api", until, "U042")
-            assert await s.mute_until("argocd/payments-api", now) == until
-            assert await s.mute_until("argocd/other", now) is None
-            assert await s.mute_until("argocd/payments-api", until + 1) is None  # the caller's clock says over
-            await kit.advance(3590)
-            assert await s.mute_until("argocd/payments-api", now) == until
-            await kit.advance(11)
-            assert await s.mute_until("argocd/payments-api", now) is None  # gone even for a caller clock behind
-
-    run(body())
+async def test_mute_holds_until_its_end_and_then_expires_by_itself(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        now = kit.now()
+        until = now + 3600
+        await s.set_mute("argocd/payments-api", until, "U042")
+        assert await s.mute_until("argocd/payments-api", now) == until
+        assert await s.mute_until("argocd/other", now) is None
+        assert await s.mute_until("argocd/payments-api", until + 1) is None  # the caller's clock says over
+        await kit.advance(3590)
+        assert await s.mute_until("argocd/payments-api", now) == until
+        await kit.advance(11)
+        assert await s.mute_until("argocd/payments-api", now) is None  # gone even for a caller clock behind
 
 
-def test_mute_in_the_past_and_shortened_mute(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            now = kit.now()
-            await s.set_mute("a", now - 1, "U1")
-            assert await s.mute_until("a", now) is None
-            await s.set_mute("b", now + 3600, "U1")
-            await s.set_mute("b", now + 60, "U2")  # the latest decision wins
-            assert await s.mute_until("b", now) == now + 60
-
-    run(body())
+async def test_mute_in_the_past_and_shortened_mute(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        now = kit.now()
+        await s.set_mute("a", now - 1, "U1")
+        assert await s.mute_until("a", now) is None
+        await s.set_mute("b", now + 3600, "U1")
+        await s.set_mute("b", now + 60, "U2")  # the latest decision wins
+        assert await s.mute_until("b", now) == now + 60
 
 
-def test_redis_mute_key_expires_at_until_in_real_time(redis_url: str) -> None:
-    async def body() -> None:
-        store = RedisStore.from_url(redis_url)
-        raw = redis.asyncio.Redis.from_url(redis_url)
-        try:
-            await store.set_mute("a", time.time() + 0.1, "U1")
-            assert await raw.exists(f"{PREFIX}mute:a") == 1
-            await asyncio.sleep(0.2)
-            assert await raw.exists(f"{PREFIX}mute:a") == 0
-        finally:
-            await raw.aclose()
-            await store.close()
-
-    run(body())
+async def test_redis_mute_key_expires_at_until_in_real_time(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    raw = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        await store.set_mute("a", time.time() + 0.1, "U1")
+        assert await raw.exists(f"{PREFIX}mute:a") == 1
+        await asyncio.sleep(0.2)
+        assert await raw.exists(f"{PREFIX}mute:a") == 0
+    finally:
+        await raw.aclose()
+        await store.close()
 
 
 # --- alert rate -----------------------------------------------------------------------------------------------
 
 
-def test_note_alert_counts_distinct_apps_in_the_window(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            t = kit.now()
-            assert await s.note_alert("a", t, 60) == 1
-            assert await s.note_alert("b", t + 10, 60) == 2
-            assert await s.note_alert("a", t + 20, 60) == 2  # same app again: still two apps
-            assert await s.note_alert("c", t + 65, 60) == 3  # a (t+20) and b (t+10) are still inside
-            assert await s.note_alert("d", t + 79, 60) == 3  # b (t+10) fell out, a (t+20) is just inside
-            assert await s.note_alert("d", t + 80, 60) == 2  # exactly window_s old is outside
-            assert await s.note_alert("e", t + 200, 60) == 1  # everyone else fell out
-            assert await s.note_alert("f", t + 199, 60) == 2  # a late report still counts
-
-    run(body())
+async def test_note_alert_counts_distinct_apps_in_the_window(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        t = kit.now()
+        assert await s.note_alert("a", t, 60) == 1
+        assert await s.note_alert("b", t + 10, 60) == 2
+        assert await s.note_alert("a", t + 20, 60) == 2  # same app again: still two apps
+        assert await s.note_alert("c", t + 65, 60) == 3  # a (t+20) and b (t+10) are still inside
+        assert await s.note_alert("d", t + 79, 60) == 3  # b (t+10) fell out, a (t+20) is just inside
+        assert await s.note_alert("d", t + 80, 60) == 2  # exactly window_s old is outside
+        assert await s.note_alert("e", t + 200, 60) == 1  # everyone else fell out
+        assert await s.note_alert("f", t + 199, 60) == 2  # a late report still counts
 
 
-def test_note_alert_does_not_move_an_app_back_in_time(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            t = kit.now()
-            await s.note_alert("a", t + 50, 60)
-            await s.note_alert("a", t, 60)  # a late replica reports an older alert of the same app
-            assert await s.note_alert("b", t + 100, 60) == 2  # a's time is still t+50
-
-    run(body())
+async def test_note_alert_does_not_move_an_app_back_in_time(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        t = kit.now()
+        await s.note_alert("a", t + 50, 60)
+        await s.note_alert("a", t, 60)  # a late replica reports an older alert of the same app
+        assert await s.note_alert("b", t + 100, 60) == 2  # a's time is still t+50
 
 
 # --- digest ---------------------------------------------------------------------------------------------------
 
 
-def test_digest_drain_takes_everything_once_latest_per_app(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            assert await s.drain_digest() == []
-            await s.add_to_digest("argocd/web", {"n": 1})
-            await s.add_to_digest("argocd/api", {"n": 2, "report": {"causes": ["hpa"]}})
-            await s.add_to_digest("argocd/web", {"n": 3})
-            assert await s.drain_digest() == [{"n": 2, "report": {"causes": ["hpa"]}}, {"n": 3}]
-            assert await s.drain_digest() == []
-
-    run(body())
+async def test_digest_drain_takes_everything_once_latest_per_app(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        assert await s.drain_digest() == []
+        await s.add_to_digest("argocd/web", {"n": 1})
+        await s.add_to_digest("argocd/api", {"n": 2, "report": {"causes": ["hpa"]}})
+        await s.add_to_digest("argocd/web", {"n": 3})
+        assert await s.drain_digest() == [{"n": 2, "report": {"causes": ["hpa"]}}, {"n": 3}]
+        assert await s.drain_digest() == []
 
 
-def test_digest_drain_is_atomic_under_concurrent_adds(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            drained: list[dict[str, Any]] = []
+async def test_digest_drain_is_atomic_under_concurrent_adds(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        drained: list[dict[str, Any]] = []
 
-            async def drainer() -> None:
-                for _ in range(30):
-                    drained.extend(await s.drain_digest())
-                    await asyncio.sleep(0)
+        async def drainer() -> None:
+            for _ in range(30):
+                drained.extend(await s.drain_digest())
+                await asyncio.sleep(0)
 
-            adds = (s.add_to_digest(f"app-{i:03d}", {"i": i}) for i in range(120))
-            await asyncio.gather(drainer(), *adds)
-            drained.extend(await s.drain_digest())
-            assert sorted(d["i"] for d in drained) == list(range(120))  # none lost, none twice
-
-    run(body())
+        adds = (s.add_to_digest(f"app-{i:03d}", {"i": i}) for i in range(120))
+        await asyncio.gather(drainer(), *adds)
+        drained.extend(await s.drain_digest())
+        assert sorted(d["i"] for d in drained) == list(range(120))  # none lost, none twice
 
 
-def test_undrained_digest_expires_after_a_week(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            await s.add_to_digest("a", {"n": 1})
-            await kit.advance(6 * DAY)
-            await s.add_to_digest("b", {"n": 2})  # every add restarts the week
-            await kit.advance(6 * DAY)
-            assert await s.drain_digest() == [{"n": 1}, {"n": 2}]
-            await s.add_to_digest("a", {"n": 1})
-            await kit.advance(7 * DAY + 1)
-            assert await s.drain_digest() == []
-
-    run(body())
+async def test_undrained_digest_expires_after_a_week(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        await s.add_to_digest("a", {"n": 1})
+        await kit.advance(6 * DAY)
+        await s.add_to_digest("b", {"n": 2})  # every add restarts the week
+        await kit.advance(6 * DAY)
+        assert await s.drain_digest() == [{"n": 1}, {"n": 2}]
+        await s.add_to_digest("a", {"n": 1})
+        await kit.advance(7 * DAY + 1)
+        assert await s.drain_digest() == []
 
 
 # --- locks ----------------------------------------------------------------------------------------------------
 
 
-def test_lock_is_exclusive_refreshable_and_released_only_by_its_owner(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            assert await s.acquire_lock("sweep", "r1", 30)
-            assert not await s.acquire_lock("sweep", "r2", 30)
-            assert not await s.acquire_lock("sweep", "r1", 30)  # not re-entrant: the holder refreshes
-            assert await s.acquire_lock("digest", "r2", 30)  # other names are independent
-            assert not await s.refresh_lock("sweep", "r2", 30)
-            await kit.advance(20)
-            assert await s.refresh_lock("sweep", "r1", 30)
-            await kit.advance(20)  # 40 s after acquiring: only the refresh keeps it
-            assert not await s.acquire_lock("sweep", "r2", 30)
-            await s.release_lock("sweep", "r2")  # not the owner: no effect
-            assert not await s.acquire_lock("sweep", "r2", 30)
-            await s.release_lock("sweep", "r1")
-            assert await s.acquire_lock("sweep", "r2", 30)
-
-    run(body())
+async def test_lock_is_exclusive_refreshable_and_released_only_by_its_owner(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        assert await s.acquire_lock("sweep", "r1", 30)
+        assert not await s.acquire_lock("sweep", "r2", 30)
+        assert not await s.acquire_lock("sweep", "r1", 30)  # not re-entrant: the holder refreshes
+        assert await s.acquire_lock("digest", "r2", 30)  # other names are independent
+        assert not await s.refresh_lock("sweep", "r2", 30)
+        await kit.advance(20)
+        assert await s.refresh_lock("sweep", "r1", 30)
+        await kit.advance(20)  # 40 s after acquiring: only the refresh keeps it
+        assert not await s.acquire_lock("sweep", "r2", 30)
+        await s.release_lock("sweep", "r2")  # not the owner: no effect
+        assert not await s.acquire_lock("sweep", "r2", 30)
+        await s.release_lock("sweep", "r1")
+        assert await s.acquire_lock("sweep", "r2", 30)
 
 
-def test_expired_lock_is_lost_and_its_old_owner_cannot_touch_the_new_one(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            assert await s.acquire_lock("sweep", "r1", 30)
-            await kit.advance(31)
-            assert not await s.refresh_lock("sweep", "r1", 30)
-            assert await s.acquire_lock("sweep", "r2", 30)
-            await s.release_lock("sweep", "r1")
-            assert not await s.refresh_lock("sweep", "r1", 30)
-            assert not await s.acquire_lock("sweep", "r3", 30)  # still r2's
-
-    run(body())
+async def test_expired_lock_is_lost_and_its_old_owner_cannot_touch_the_new_one(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        assert await s.acquire_lock("sweep", "r1", 30)
+        await kit.advance(31)
+        assert not await s.refresh_lock("sweep", "r1", 30)
+        assert await s.acquire_lock("sweep", "r2", 30)
+        await s.release_lock("sweep", "r1")
+        assert not await s.refresh_lock("sweep", "r1", 30)
+        assert not await s.acquire_lock("sweep", "r3", 30)  # still r2's
 
 
-def test_lock_has_exactly_one_winner_among_concurrent_replicas(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            results = await asyncio.gather(*(s.acquire_lock("leader", f"r{i}", 30) for i in range(20)))
-            assert results.count(True) == 1
-
-    run(body())
+async def test_lock_has_exactly_one_winner_among_concurrent_replicas(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        results = await asyncio.gather(*(s.acquire_lock("leader", f"r{i}", 30) for i in range(20)))
+        assert results.count(True) == 1
 
 
 # --- approvals, pull requests, audit ---------------------------------------------------------------------------
 
 
-def test_approvals_count_each_user_once_keep_the_first_time_and_expire(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            t0 = kit.now()
-            first = await s.add_approval("shop:abc", "U1", {"origin": "parent"}, t0, DAY)
-            assert set(first) == {"U1"} and first["U1"]["at"] == t0 and first["U1"]["origin"] == "parent"
-            await kit.advance(60)
-            again = await s.add_approval("shop:abc", "U1", {"origin": "thread"}, t0 + 60, DAY)
-            assert again == first  # the same person twice never counts twice, nor moves forward in time
-            both = await s.add_approval("shop:abc", "U2", {}, t0 + 60, DAY)
-            assert set(both) == {"U1", "U2"}
-            assert set(await s.add_approval("shop:other", "U3", {}, t0 + 60, DAY)) == {"U3"}  # per fix
-            await s.clear_approvals("shop:abc")
-            assert set(await s.add_approval("shop:abc", "U2", {}, t0 + 61, DAY)) == {"U2"}
-            await kit.advance(DAY + 1)  # 24 h after the last add: all gone
-            assert set(await s.add_approval("shop:abc", "U1", {}, t0 + DAY + 62, DAY)) == {"U1"}
-
-    run(body())
+async def test_approvals_count_each_user_once_keep_the_first_time_and_expire(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        t0 = kit.now()
+        first = await s.add_approval("shop:abc", "U1", {"origin": "parent"}, t0, DAY)
+        assert set(first) == {"U1"} and first["U1"]["at"] == t0 and first["U1"]["origin"] == "parent"
+        await kit.advance(60)
+        again = await s.add_approval("shop:abc", "U1", {"origin": "thread"}, t0 + 60, DAY)
+        assert again == first  # the same person twice never counts twice, nor moves forward in time
+        both = await s.add_approval("shop:abc", "U2", {}, t0 + 60, DAY)
+        assert set(both) == {"U1", "U2"}
+        assert set(await s.add_approval("shop:other", "U3", {}, t0 + 60, DAY)) == {"U3"}  # per fix
+        await s.clear_approvals("shop:abc")
+        assert set(await s.add_approval("shop:abc", "U2", {}, t0 + 61, DAY)) == {"U2"}
+        await kit.advance(DAY + 1)  # 24 h after the last add: all gone
+        assert set(await s.add_approval("shop:abc", "U1", {}, t0 + DAY + 62, DAY)) == {"U1"}
 
 
-def test_an_approval_older_than_the_ttl_does_not_count_even_if_the_key_lives_on(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            t0 = kit.now()
-            await s.add_approval("shop:abc", "U1", {}, t0, DAY)
-            await kit.advance(DAY - 10)
-            await s.add_approval("shop:abc", "U2", {}, t0 + DAY - 10, DAY)  # renews the key's TTL...
-            await kit.advance(20)
-            fresh = await s.add_approval("shop:abc", "U3", {}, t0 + DAY + 10, DAY)
-            assert set(fresh) == {"U2", "U3"}  # ...but U1's approval is 24 h old: expired
-
-    run(body())
+async def test_an_approval_older_than_the_ttl_does_not_count_even_if_the_key_lives_on(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        t0 = kit.now()
+        await s.add_approval("shop:abc", "U1", {}, t0, DAY)
+        await kit.advance(DAY - 10)
+        await s.add_approval("shop:abc", "U2", {}, t0 + DAY - 10, DAY)  # renews the key's TTL...
+        await kit.advance(20)
+        fresh = await s.add_approval("shop:abc", "U3", {}, t0 + DAY + 10, DAY)
+        assert set(fresh) == {"U2", "U3"}  # ...but U1's approval is 24 h old: expired
 
 
-def test_concurrent_approvals_by_different_users_all_count(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            now = kit.now()
-            results = await asyncio.gather(*(s.add_approval("f", f"U{i}", {}, now, DAY) for i in range(10)))
-            assert max(len(r) for r in results) == 10
-            assert sorted(len(r) for r in results) == list(range(1, 11))  # each add saw the ones before it
-
-    run(body())
+async def test_concurrent_approvals_by_different_users_all_count(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        now = kit.now()
+        results = await asyncio.gather(*(s.add_approval("f", f"U{i}", {}, now, DAY) for i in range(10)))
+        assert max(len(r) for r in results) == 10
+        assert sorted(len(r) for r in results) == list(range(1, 11))  # each add saw the ones before it
 
 
-def test_pull_request_records_round_trip_and_are_listed(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            assert await s.get_pr("shop:abc") is None and await s.list_prs() == {}
-            await s.save_pr("shop:abc", {"number": 42, "url": "https://github.com/acme/gitops/pull/42"})
-            await s.save_pr("web:def", {"number": 7})
-            assert (await s.get_pr("shop:abc") or {})["number"] == 42
-            assert list(await s.list_prs()) == ["shop:abc", "web:def"]
-            await s.forget_pr("shop:abc")
-            assert list(await s.list_prs()) == ["web:def"]
-
-    run(body())
+async def test_pull_request_records_round_trip_and_are_listed(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        assert await s.get_pr("shop:abc") is None and await s.list_prs() == {}
+        await s.save_pr("shop:abc", {"number": 42, "url": "https://github.com/acme/gitops/pull/42"})
+        await s.save_pr("web:def", {"number": 7})
+        assert (await s.get_pr("shop:abc") or {})["number"] == 42
+        assert list(await s.list_prs()) == ["shop:abc", "web:def"]
+        await s.forget_pr("shop:abc")
+        assert list(await s.list_prs()) == ["web:def"]
 
 
-def test_audit_records_are_appended_in_order(kit: StoreKit) -> None:
-    async def body() -> None:
-        async with kit.open() as s:
-            await s.append_audit({"user": "U1", "decision": "refused", "reason": "not an approver"})
-            await s.append_audit({"user": "U2", "decision": "approved", "count": "1"})
-            assert await s.read_audit() == [
-                {"user": "U1", "decision": "refused", "reason": "not an approver"},
-                {"user": "U2", "decision": "approved", "count": "1"},
-            ]
-
-    run(body())
+async def test_audit_records_are_appended_in_order(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        await s.append_audit({"user": "U1", "decision": "refused", "reason": "not an approver"})
+        await s.append_audit({"user": "U2", "decision": "approved", "count": "1"})
+        assert await s.read_audit() == [
+            {"user": "U1", "decision": "refused", "reason": "not an approver"},
+            {"user": "U2", "decision": "approved", "count": "1"},
+        ]
 
 
 # --- Redis specifics: keys, TTLs, outages ---------------------------------------------------------------------
 
 
-def test_redis_uses_exactly_the_documented_keys_each_with_a_ttl(redis_url: str) -> None:
-    async def body() -> None:
-        store = RedisStore.from_url(redis_url)
-        raw = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
-        try:
-            now = time.time()
-            await store.first_seen("k", 120)
-            await store.save_thread(REF, "argocd/web")
-            sid = await store.put_state("diff", {"x": 1}, 600)
-            await store.set_mute("argocd/web", now + 3600, "U1")
-            await store.note_alert("argocd/web", now, 300)
-            await store.add_to_digest("argocd/web", {"x": 1})
-            await store.acquire_lock("sweep", "r1", 45)
-            await store.refresh_lock("sweep", "r1", 50)
-            await store.add_approval("argocd/web:abc", "U1", {}, now, DAY)
-            await store.save_pr("argocd/web:abc", {"number": 1})
-            await store.append_audit({"user": "U1"})
-            expected = {
-                f"{PREFIX}seen:k": 120,
-                f"{PREFIX}thread:argocd/web": THREAD_TTL_S,
-                f"{PREFIX}state:{sid}": 600,
-                f"{PREFIX}mute:argocd/web": 3600,
-                f"{PREFIX}alerts": 300,
-                f"{PREFIX}digest": 7 * DAY,
-                f"{PREFIX}lock:sweep": 50,
-                f"{PREFIX}approvals:argocd/web:abc": DAY,
-                f"{PREFIX}prs": 90 * DAY,
-            }
-            # the audit stream has no TTL on purpose (a record of decisions); it is capped instead
-            assert {k async for k in raw.scan_iter("*")} == {*expected, f"{PREFIX}audit"}
-            assert await raw.pttl(f"{PREFIX}audit") == -1 and await raw.xlen(f"{PREFIX}audit") == 1
-            for key, ttl in expected.items():
-                assert ttl - 2 <= await raw.pttl(key) / 1000 <= ttl, key
-        finally:
-            await raw.aclose()
-            await store.close()
-
-    run(body())
+async def test_redis_uses_exactly_the_documented_keys_each_with_a_ttl(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    raw = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        now = time.time()
+        await store.first_seen("k", 120)
+        await store.save_thread(REF, "argocd/web")
+        sid = await store.put_state("diff", {"x": 1}, 600)
+        await store.set_mute("argocd/web", now + 3600, "U1")
+        await store.note_alert("argocd/web", now, 300)
+        await store.add_to_digest("argocd/web", {"x": 1})
+        await store.acquire_lock("sweep", "r1", 45)
+        await store.refresh_lock("sweep", "r1", 50)
+        await store.add_approval("argocd/web:abc", "U1", {}, now, DAY)
+        await store.save_pr("argocd/web:abc", {"number": 1})
+        await store.append_audit({"user": "U1"})
+        expected = {
+            f"{PREFIX}seen:k": 120,
+            f"{PREFIX}thread:argocd/web": THREAD_TTL_S,
+            f"{PREFIX}state:{sid}": 600,
+            f"{PREFIX}mute:argocd/web": 3600,
+            f"{PREFIX}alerts": 300,
+            f"{PREFIX}digest": 7 * DAY,
+            f"{PREFIX}lock:sweep": 50,
+            f"{PREFIX}approvals:argocd/web:abc": DAY,
+            f"{PREFIX}prs": 90 * DAY,
+        }
+        # the audit stream has no TTL on purpose (a record of decisions); it is capped instead
+        assert {k async for k in raw.scan_iter("*")} == {*expected, f"{PREFIX}audit"}
+        assert await raw.pttl(f"{PREFIX}audit") == -1 and await raw.xlen(f"{PREFIX}audit") == 1
+        for key, ttl in expected.items():
+            assert ttl - 2 <= await raw.pttl(key) / 1000 <= ttl, key
+    finally:
+        await raw.aclose()
+        await store.close()
 
 
-def test_redis_prefix_separates_installs(redis_url: str) -> None:
-    async def body() -> None:
-        a = RedisStore.from_url(redis_url, prefix="team-a:")
-        b = RedisStore.from_url(redis_url, prefix="team-b:")
-        try:
-            assert await a.first_seen("k", 60)
-            assert await b.first_seen("k", 60)
-            assert await a.acquire_lock("sweep", "r1", 30)
-            assert await b.acquire_lock("sweep", "r1", 30)
-        finally:
-            await a.close()
-            await b.close()
-
-    run(body())
+async def test_redis_prefix_separates_installs(redis_url: str) -> None:
+    a = RedisStore.from_url(redis_url, prefix="team-a:")
+    b = RedisStore.from_url(redis_url, prefix="team-b:")
+    try:
+        assert await a.first_seen("k", 60)
+        assert await b.first_seen("k", 60)
+        assert await a.acquire_lock("sweep", "r1", 30)
+        assert await b.acquire_lock("sweep", "r1", 30)
+    finally:
+        await a.close()
+        await b.close()
 
 
 STORE_OPS: list[tuple[str, Callable[[RedisStore], Awaitable[object]]]] = [
@@ -619,31 +535,28 @@ STORE_OPS: list[tuple[str, Callable[[RedisStore], Awaitable[object]]]] = [
 
 
 @pytest.mark.parametrize(("name", "op"), STORE_OPS, ids=[n for n, _ in STORE_OPS])
-def test_every_operation_raises_store_unavailable_when_nothing_listens(
+async def test_every_operation_raises_store_unavailable_when_nothing_listens(
     name: str, op: Callable[[RedisStore], Awaitable[object]]
 ) -> None:
     port = free_port()
 
-    async def body() -> None:
-        store = RedisStore.from_url(f"redis://argo:hunter2@127.0.0.1:{port}/0")
-        try:
-            started = time.monotonic()
-            with pytest.raises(StoreUnavailable) as caught:
-                await op(store)
-            assert time.monotonic() - started < 2  # fails fast: a webhook must not hang on a dead Redis
-        finally:
-            await store.close()
-        err = caught.value
-        assert isinstance(err, ArgoWhyError)
-        assert f"127.0.0.1:{port}" in str(err)
-        assert err.op == name
-        assert "hunter2" not in str(err) and "hunter2" not in repr(err)
-        assert isinstance(err.__cause__, redis.exceptions.ConnectionError)
-
-    run(body())
+    store = RedisStore.from_url(f"redis://argo:hunter2@127.0.0.1:{port}/0")
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable) as caught:
+            await op(store)
+        assert time.monotonic() - started < 2  # fails fast: a webhook must not hang on a dead Redis
+    finally:
+        await store.close()
+    err = caught.value
+    assert isinstance(err, ArgoWhyError)
+    assert f"127.0.0.1:{port}" in str(err)
+    assert err.op == name
+    assert "hunter2" not in str(err) and "hunter2" not in repr(err)
+    assert isinstance(err.__cause__, redis.exceptions.ConnectionError)
 
 
-def test_outage_mid_test_raises_store_unavailable_and_recovers(redis_outage: RedisProcess) -> None:  # noqa: F811
+async def test_outage_mid_test_raises_store_unavailable_and_recovers(redis_outage: RedisProcess) -> None:  # noqa: F811
     def require_password() -> None:
         with redis.Redis(port=redis_outage.port) as admin:
             admin.config_set("requirepass", "hunter2")
@@ -651,43 +564,37 @@ def test_outage_mid_test_raises_store_unavailable_and_recovers(redis_outage: Red
     require_password()
     url = f"redis://:hunter2@127.0.0.1:{redis_outage.port}/0"
 
-    async def body() -> None:
-        store = RedisStore.from_url(url)
-        try:
-            assert await store.first_seen("k", 60)
-            assert await store.acquire_lock("sweep", "r1", 30)
-            assert await store.refresh_lock("sweep", "r1", 30)  # the Lua script is now cached by that server
-            redis_outage.stop()  # the pooled connection is now dead, and reconnecting is refused
-            for op in (store.ping(), store.first_seen("k2", 60), store.drain_digest()):
-                with pytest.raises(StoreUnavailable) as caught:
-                    await op
-                assert f"127.0.0.1:{redis_outage.port}" in str(caught.value)
-                assert "hunter2" not in str(caught.value)
-            redis_outage.start()
-            require_password()
-            await store.ping()  # the same store reconnects by itself
-            assert await store.first_seen("k", 60)  # no persistence: Redis came back empty
-            assert await store.acquire_lock("sweep", "r2", 30)
-            assert await store.refresh_lock("sweep", "r2", 30)  # script cache empty: reloaded transparently
-            await store.release_lock("sweep", "r2")
-            assert await store.acquire_lock("sweep", "r3", 30)
-        finally:
-            await store.close()
-
-    run(body())
+    store = RedisStore.from_url(url)
+    try:
+        assert await store.first_seen("k", 60)
+        assert await store.acquire_lock("sweep", "r1", 30)
+        assert await store.refresh_lock("sweep", "r1", 30)  # the Lua script is now cached by that server
+        redis_outage.stop()  # the pooled connection is now dead, and reconnecting is refused
+        for op in (store.ping(), store.first_seen("k2", 60), store.drain_digest()):
+            with pytest.raises(StoreUnavailable) as caught:
+                await op
+            assert f"127.0.0.1:{redis_outage.port}" in str(caught.value)
+            assert "hunter2" not in str(caught.value)
+        redis_outage.start()
+        require_password()
+        await store.ping()  # the same store reconnects by itself
+        assert await store.first_seen("k", 60)  # no persistence: Redis came back empty
+        assert await store.acquire_lock("sweep", "r2", 30)
+        assert await store.refresh_lock("sweep", "r2", 30)  # script cache empty: reloaded transparently
+        await store.release_lock("sweep", "r2")
+        assert await store.acquire_lock("sweep", "r3", 30)
+    finally:
+        await store.close()
 
 
-def test_memory_store_sweeps_expired_entries() -> None:
+async def test_memory_store_sweeps_expired_entries() -> None:
     clock = FakeClock()
     store = MemoryStore(clock)
 
-    async def body() -> None:
-        for i in range(600):
-            await store.first_seen(f"k{i}", 10)
-        clock.now += 11
-        for i in range(600):
-            await store.first_seen(f"n{i}", 10)
-        assert await store.first_seen("k1", 10)  # expired marks behave as absent, swept or not
-
-    run(body())
+    for i in range(600):
+        await store.first_seen(f"k{i}", 10)
+    clock.now += 11
+    for i in range(600):
+        await store.first_seen(f"n{i}", 10)
+    assert await store.first_seen("k1", 10)  # expired marks behave as absent, swept or not
     assert len(store._seen) <= 700  # the sweep dropped most of the expired k* marks

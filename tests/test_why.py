@@ -6,7 +6,6 @@ scenario's files. Errors (401, 403, 404, unreachable, 5xx and 429 retried) are t
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -42,12 +41,9 @@ def settings(argocd: FakeArgoCD, kube: FakeKubernetes, tmp_path: Path) -> ArgoCD
     )
 
 
-def why(settings: ArgoCDSettings, app: str, *, cluster: bool = True, **kw: Any) -> Report:
-    async def run() -> Report:
-        async with argocd_factory(settings)() as client:
-            return await investigate(app, argocd=client, cluster=clusters(settings) if cluster else None, **kw)
-
-    return asyncio.run(run())
+async def why(settings: ArgoCDSettings, app: str, *, cluster: bool = True, **kw: Any) -> Report:
+    async with argocd_factory(settings)() as client:
+        return await investigate(app, argocd=client, cluster=clusters(settings) if cluster else None, **kw)
 
 
 def verdicts(report: Report) -> set[tuple[str, str, str, str, str | None, bool]]:
@@ -66,7 +62,7 @@ def files_report(case: Path, app: str) -> Report:
 
 @pytest.mark.skipif(not CASES, reason="../shared/casebook is not present")
 @pytest.mark.parametrize("case", CASES)
-def test_why_reaches_the_same_verdicts_as_explain(
+async def test_why_reaches_the_same_verdicts_as_explain(
     case: str, settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     folder = CASEBOOK / "cases" / case
@@ -74,7 +70,7 @@ def test_why_reaches_the_same_verdicts_as_explain(
     app, resources, renders = app_from_case(folder)
     argocd.add_app(app, resources, renders)
     kube.add(*context_from_case(folder))
-    report = why(settings, app_name)
+    report = await why(settings, app_name)
     assert verdicts(report) == verdicts(files_report(folder, app_name))
     assert report.application is not None and report.application["name"] == app_name
     assert not argocd.errors and not kube.errors
@@ -90,70 +86,76 @@ def _serve(argocd: FakeArgoCD, kube: FakeKubernetes, case: str = "hpa-replicas-c
     return str(serve_case(argocd, kube, case, **kw)["metadata"]["name"])
 
 
-def test_calls_do_not_grow_with_in_sync_resources(
+async def test_calls_do_not_grow_with_in_sync_resources(
     settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     name = _serve(argocd, kube)
-    why(settings, name, cluster=False)
+    await why(settings, name, cluster=False)
     # application, managed-resources, two uncached renders
     assert [c.path.rsplit("/", 1)[-1] for c in argocd.calls].count("manifests") == 2
     assert len(argocd.calls) == 4
 
 
-def test_self_heal_against_an_autoscaler_is_a_write_loop_said_first(
+async def test_self_heal_against_an_autoscaler_is_a_write_loop_said_first(
     settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     name = _serve(argocd, kube, self_heal=True)
-    report = why(settings, name, cluster=False)
+    report = await why(settings, name, cluster=False)
     assert report.warnings and "Write loop" in report.warnings[0]
     assert report.application is not None and report.application["self_heal"] is True
     assert any("cluster" in n.lower() for n in report.notes)  # the missing evidence is said
 
 
-def test_wrong_token_is_explained(settings: ArgoCDSettings) -> None:
+async def test_wrong_token_is_explained(settings: ArgoCDSettings) -> None:
     settings.token = SecretStr("nope")
     with pytest.raises(ArgoCDError, match=r"rejected the token \(401"):
-        why(settings, "anything", cluster=False)
+        await why(settings, "anything", cluster=False)
 
 
-def test_unknown_app_suggests_close_names(settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+async def test_unknown_app_suggests_close_names(
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
     _serve(argocd, kube)
     with pytest.raises(ArgoCDError, match="no application shop-frontnd.*did you mean shop-frontend"):
-        why(settings, "shop-frontnd", cluster=False)
+        await why(settings, "shop-frontnd", cluster=False)
 
 
-def test_denied_app_prints_the_rbac_line(settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+async def test_denied_app_prints_the_rbac_line(
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
     name = _serve(argocd, kube)
     argocd.deny(name)
     with pytest.raises(ArgoCDError, match=r"p, argo-why, applications, get, \*/" + name):
-        why(settings, name, cluster=False)
+        await why(settings, name, cluster=False)
 
 
-def test_transient_failures_are_retried(settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
+async def test_transient_failures_are_retried(
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
     name = _serve(argocd, kube)
     argocd.fail_next(1, status=503)
     argocd.fail_next(1, status=429, retry_after=0)
     argocd.drop_next(1)
-    assert why(settings, name, cluster=False).findings
+    assert (await why(settings, name, cluster=False)).findings
 
 
-def test_unreachable_argocd_names_the_url(settings: ArgoCDSettings) -> None:
+async def test_unreachable_argocd_names_the_url(settings: ArgoCDSettings) -> None:
     settings.url = "http://127.0.0.1:9"
     settings.retries = 0
     with pytest.raises(ArgoCDError, match="cannot reach Argo CD at http://127.0.0.1:9"):
-        why(settings, "shop", cluster=False)
+        await why(settings, "shop", cluster=False)
 
 
-def test_without_cluster_access_confidence_is_lowered(settings: ArgoCDSettings, argocd: FakeArgoCD,
-                                                      kube: FakeKubernetes) -> None:  # fmt: skip
+async def test_without_cluster_access_confidence_is_lowered(settings: ArgoCDSettings, argocd: FakeArgoCD,
+                                                            kube: FakeKubernetes) -> None:  # fmt: skip
     app = serve_case(argocd, kube, "kyverno-label-webhook")
-    with_cluster = why(settings, app["metadata"]["name"])
-    without = why(settings, app["metadata"]["name"], cluster=False)
+    with_cluster = await why(settings, app["metadata"]["name"])
+    without = await why(settings, app["metadata"]["name"], cluster=False)
     [a], [b] = with_cluster.findings, without.findings
     assert a.confidence == "confirmed" and a.writer.object is not None
     assert b.confidence == "likely" and b.writer.object is None
     kube.forbid("mutatingwebhookconfigurations")
-    forbidden = why(settings, app["metadata"]["name"])
+    forbidden = await why(settings, app["metadata"]["name"])
     assert any("MutatingWebhookConfigurations" in n and "not allowed" in n for n in forbidden.notes)
 
 
@@ -176,24 +178,24 @@ def test_cli_why_exit_codes(
     assert main(["why", name]) == 2
 
 
-def test_missing_managed_fields_are_read_fresh_through_the_resource_call(
+async def test_missing_managed_fields_are_read_fresh_through_the_resource_call(
     settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     app, resources, renders = _case("hpa-replicas-csa")
     argocd.add_app(app, resources, renders)
     argocd.drop_cached_managed_fields(app["metadata"]["name"])
-    report = why(settings, app["metadata"]["name"], cluster=False)
+    report = await why(settings, app["metadata"]["name"], cluster=False)
     assert any(c.path.endswith("/resource") for c in argocd.calls)
     [f] = report.findings
     assert f.writer.manager == "kube-controller-manager" and f.writer.subresource == "scale"
 
 
-def test_a_remote_destination_without_a_kube_context_is_noted(
+async def test_a_remote_destination_without_a_kube_context_is_noted(
     settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     app, resources, renders = _case("hpa-replicas-csa")
     app["spec"]["destination"] = {"server": "https://prod-eu.example.com", "namespace": "shop"}
     argocd.add_app(app, resources, renders)
-    report = why(settings, app["metadata"]["name"])
+    report = await why(settings, app["metadata"]["name"])
     assert any("prod-eu.example.com has no kube context" in n for n in report.notes)
     assert not kube.calls

@@ -4,11 +4,21 @@
 from __future__ import annotations
 
 from bot.demo import fake_argocd
-from bot.demo.fake_argocd import *  # noqa: F403
-from bot.demo.fake_argocd import (  # noqa: F401
+from bot.demo.fake_argocd import (  # noqa: F401  (the demo's names, re-exported)
+    CREATED_AT,
+    FINISHED_AT,
+    IN_CLUSTER,
+    LAST_APPLIED,
+    PREVIOUS_DEPLOYED_AT,
+    PREVIOUS_REVISION,
+    RECONCILED_AT,
+    REPO_URL,
     REVISION,
+    STARTED_AT,
+    TRACKING_ID,
     ApiError,
     Call,
+    LocalServer,
     Obj,
     Request,
     Response,
@@ -18,11 +28,19 @@ from bot.demo.fake_argocd import (  # noqa: F401
     _state,
     app_from_case,
     build_application,
+    build_tree,
     go_json,
     hide_secret_data,
+    labels_match,
+    list_semantics,
     load_manifests,
+    normalize_secret,
+    object_key,
+    parse_label_selector,
+    plural,
     predict_live,
     resource_diff,
+    split_api_version,
 )
 from tests.fakes.injection import FailureInjection
 

@@ -4,8 +4,16 @@ use: ``forbid``, ``fail_next``/``drop_next`` (tests/fakes/injection.py) and ``re
 from __future__ import annotations
 
 from bot.demo import fake_kube
-from bot.demo.fake_kube import *  # noqa: F403
-from bot.demo.fake_kube import KubeError, Obj, Response, context_from_case, status  # noqa: F401
+from bot.demo.fake_argocd import Obj, Response
+from bot.demo.fake_kube import (  # noqa: F401  (the demo's names, re-exported)
+    BUILTIN_TYPES,
+    KUBERNETES_VERSION,
+    KubeError,
+    ResourceType,
+    context_from_case,
+    parse_field_selector,
+    status,
+)
 from tests.fakes.injection import FailureInjection
 
 #: The identity RBAC messages name: argo-why's service account, as installed by the Helm chart.

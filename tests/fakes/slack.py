@@ -31,17 +31,26 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.demo import fake_slack
-from bot.demo.fake_slack import *  # noqa: F403
-from bot.demo.fake_slack import (
+from bot.demo.fake_slack import (  # noqa: F401  (the demo's names, re-exported)
     APP_ID,
+    BOT_ID,
+    BOT_NAME,
     BOT_USER_ID,
     JSON,
+    MAX_BLOCKS,
+    RESPONSE_URL,
+    RESPONSE_URL_LIMIT,
+    TEAM,
     TEAM_ID,
+    TEAM_URL,
+    UPLOAD,
     SlackCall,
+    Upload,
     _Answer,
     _error,
     _response_url,
     _trigger_id,
+    block_action_body,
     signed_headers,
 )
 
