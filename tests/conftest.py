@@ -12,6 +12,7 @@ import pytest
 if TYPE_CHECKING:  # the fakes are imported when a fixture first needs them
     from tests.fakes.argocd import FakeArgoCD
     from tests.fakes.kube import FakeKubernetes
+    from tests.fakes.slack import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -40,6 +41,15 @@ def kube() -> Iterator[FakeKubernetes]:
     from tests.fakes.kube import FakeKubernetes
 
     with FakeKubernetes() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def slack() -> Iterator[FakeSlack]:
+    """A fake Slack Web API shared by a test module (the service tests clear it per test)."""
+    from tests.fakes.slack import FakeSlack
+
+    with FakeSlack() as fake:
         yield fake
 
 
