@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from bot.store import Store
 
@@ -32,25 +32,21 @@ class Decision:
     approvers: tuple[str, ...] = ()
     """Who has approved so far, earliest first (for ``partial`` and ``approved``)."""
     required: int = 1
-    first_origin: dict[str, Any] | None = None
-    """What the first approver's click recorded (the message that carried the button)."""
 
 
 async def decide(store: Store, directory: Approvers, *, allowed: Sequence[str], required: int, fix_id: str,
-                 user: str, now: float, origin: dict[str, Any]) -> Decision:  # fmt: skip
+                 user: str, now: float) -> Decision:  # fmt: skip
     """Record ``user``'s click on ``fix_id`` if ``user`` may approve, and say where the fix stands."""
     if not allowed:
         return Decision("nobody-may", required=required)
     if not await directory.may_approve(user, allowed):
         return Decision("not-allowed", required=required)
-    approvals = await store.add_approval(fix_id, user, {"origin": origin}, now, APPROVAL_TTL_S)
+    approvals = await store.add_approval(fix_id, user, {}, now, APPROVAL_TTL_S)
     ordered = sorted(approvals, key=lambda u: float(approvals[u]["at"]))
-    first = approvals[ordered[0]].get("origin") if ordered else None
-    origin_of_first = first if isinstance(first, dict) else None
     if len(ordered) >= required:
-        return Decision("approved", tuple(ordered), required, origin_of_first)
+        return Decision("approved", tuple(ordered), required)
     seen_before = approvals.get(user, {}).get("at") != now
-    return Decision("twice" if seen_before else "partial", tuple(ordered), required, origin_of_first)
+    return Decision("twice" if seen_before else "partial", tuple(ordered), required)
 
 
 def audit_record(*, user: str, action: str, decision: str, app: str, fix_id: str, at: float,

@@ -43,6 +43,7 @@ from bot.slack.render.fixes import (
     approval_message,
     approvers_text,
     ephemeral_notice,
+    fix_block_id,
     fix_notice,
     paste_message,
     pr_link_block,
@@ -83,9 +84,17 @@ class FixFlow:
                               fix_id=p.fix_id if p else "", at=time.time(), **extra)  # fmt: skip
         await self.s.store.append_audit(record)
 
-    async def remember(self, channel: str, ts: str, message: Message) -> None:
-        """Keep a posted message with fix buttons, so that its button block can become the PR's link."""
+    async def remember(self, channel: str, ts: str, message: Message, fixes: FixButtons | None = None) -> None:
+        """Keep a posted message with fix buttons, and where each fix's button is, so that every button of a fix
+        becomes the PR's link once it is open."""
         await self.s.store.remember_message(channel, ts, message.to_dict(), MESSAGE_TTL_S)
+        if fixes is None:
+            return
+        present = {b.get("block_id") for b in message.blocks}
+        for slot, fix_id in fixes.fix_ids.items():
+            if slot in fixes.states and fix_block_id(slot) in present:
+                place = {"channel": channel, "ts": ts, "block_id": fix_block_id(slot)}
+                await self.s.store.add_fix_button(fix_id, place, MESSAGE_TTL_S)
 
     async def replace_button(self, channel: str, ts: str, block_id: str, new: dict[str, Any],
                              fallback: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:  # fmt: skip
@@ -118,6 +127,7 @@ class FixFlow:
             p = ignore_proposal(name, ns, findings) if kind == "ignore" else source_proposal(name, ns, findings)
             if p is None:
                 return
+            fix_ids[slot] = p.fix_id
             record = await self.s.store.get_pr(p.fix_id)
             if record is not None:
                 prs[slot] = _link(record)
@@ -126,6 +136,7 @@ class FixFlow:
                              findings=[f.to_dict() for f in p.findings])  # fmt: skip
             states[slot] = await state.save(self.s.store, MESSAGE_TTL_S)
 
+        fix_ids: dict[str, str] = {}
         parent_states: dict[str, str] = {}
         parent_prs: dict[str, PRLink] = {}
         await slot(SLOT_ALL, "ignore", report.findings, parent_states, parent_prs)
@@ -136,7 +147,8 @@ class FixFlow:
             await slot(slot_finding(i), "ignore", [f], states, prs)
             if plain_yaml and source_fixable(f):
                 await slot(slot_finding(i, "source"), "source", [f], states, prs)
-        return FixButtons(parent_states, parent_prs, required), FixButtons(states, prs, required)
+        return (FixButtons(parent_states, parent_prs, required, fix_ids),
+                FixButtons(states, prs, required, fix_ids))  # fmt: skip
 
     # --- the click ----------------------------------------------------------------------------------------
     async def click(self, job: FixJob) -> None:
@@ -152,9 +164,8 @@ class FixFlow:
         if await self._already_open(job, p):
             return
         git = self.s.settings.git
-        origin = {"channel": job.channel, "ts": job.message_ts, "block_id": job.block_id or ""}
         decision = await decide(self.s.store, self.directory, allowed=git.approvers, required=git.approvals_required,
-                                fix_id=p.fix_id, user=job.user, now=time.time(), origin=origin)  # fmt: skip
+                                fix_id=p.fix_id, user=job.user, now=time.time())  # fmt: skip
         if decision.outcome == "approved":
             await self._open(job, state, p, decision)
             return
@@ -192,6 +203,8 @@ class FixFlow:
             message = approval_message(p.app, p.kind, p.findings, d.approvers, d.required, job.state)
             ts = await self._thread(job, message)
             await self.remember(job.channel, ts, message)
+            place = {"channel": job.channel, "ts": ts, "block_id": fix_block_id("approve")}
+            await self.s.store.add_fix_button(p.fix_id, place, MESSAGE_TTL_S)
 
     async def _open(self, job: FixJob, state: FixState, p: Proposal, d: Decision) -> None:
         lock = f"pr:{p.fix_id}"
@@ -251,15 +264,17 @@ class FixFlow:
     async def _opened(self, job: FixJob, p: Proposal, d: Decision, where: Definition, outcome: Opened,
                       title: str) -> None:  # fmt: skip
         pr = PRLink(outcome.pr.number, outcome.pr.url, job.user, outcome.pr.title or title)
-        wheres = [{"channel": job.channel, "ts": job.message_ts, "block_id": job.block_id or ""}]
-        first = d.first_origin
-        if first and first.get("ts") and first.get("ts") != job.message_ts:
-            wheres.append({k: str(first.get(k) or "") for k in ("channel", "ts", "block_id")})
+        clicked = {"channel": job.channel, "ts": job.message_ts, "block_id": job.block_id or ""}
+        places = {
+            (w["channel"], w["ts"], w["block_id"]): w for w in [clicked, *await self.s.store.fix_buttons(p.fix_id)]
+        }
         origins: list[dict[str, Any]] = []
-        for o in wheres:  # each button becomes the PR's link; the button is kept to come back if the PR is closed
+        for o in places.values():  # every button of this fix becomes the PR's link; kept to come back on close
+            if not o.get("block_id"):
+                continue
             fallback = job.blocks if o["ts"] == job.message_ts else None
             old = await self.replace_button(o["channel"], o["ts"], o["block_id"], pr_link_block(o["block_id"], pr),
-                                            fallback) if o["block_id"] else None  # fmt: skip
+                                            fallback)  # fmt: skip
             origins.append({**o, "button": old})
         record = {"number": pr.number, "url": pr.url, "by": job.user, "title": pr.title, "approvers": list(d.approvers),
                   "app": p.app, "app_namespace": p.app_namespace, "app_key": p.app_key, "kind": p.kind,

@@ -271,7 +271,7 @@ class Worker:
         else:
             await self.s.poster.update(channel, ts, message)
         if controls.parent_fixes is not None:
-            await self.fixes.remember(channel, ts, message)
+            await self.fixes.remember(channel, ts, message, controls.parent_fixes)
         return channel, ts
 
     async def _thread(self, channel: str, thread_ts: str | None, report: Report, alert: Alert,
@@ -280,7 +280,7 @@ class Worker:
         for m in thread_messages(report, alert, fixes):
             _, ts = await self.s.poster.post(channel, m, thread_ts=thread_ts)
             if fixes is not None:
-                await self.fixes.remember(channel, ts, m)
+                await self.fixes.remember(channel, ts, m, fixes)
 
     async def _command(self, job: CommandJob) -> None:
         name, ns, channel = job.app, job.app_namespace, job.channel

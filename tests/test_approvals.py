@@ -35,54 +35,52 @@ ALLOWED = ["U0ALICE", "U0BOB", "S0PLATFORM"]
 
 
 async def test_nobody_may_approve_when_approvers_is_empty() -> None:
-    d = await decide(MemoryStore(), GROUPS, allowed=[], required=1, fix_id="f", user="U0ALICE", now=1.0, origin={})
+    d = await decide(MemoryStore(), GROUPS, allowed=[], required=1, fix_id="f", user="U0ALICE", now=1.0)
     assert d.outcome == "nobody-may"
 
 
 @pytest.mark.parametrize("user", ["U0MALLORY", "S0PLATFORM", "W0ALICE", ""])
 async def test_someone_not_listed_is_refused_and_nothing_is_recorded(user: str) -> None:
     store = MemoryStore()
-    d = await decide(store, GROUPS, allowed=ALLOWED, required=1, fix_id="f", user=user, now=1.0, origin={})
+    d = await decide(store, GROUPS, allowed=ALLOWED, required=1, fix_id="f", user=user, now=1.0)
     assert d.outcome == "not-allowed"
     assert set(await store.add_approval("f", "U0BOB", {}, 2.0, APPROVAL_TTL_S)) == {"U0BOB"}
 
 
 @pytest.mark.parametrize("user", ["U0ALICE", "U0CAROL"])
 async def test_one_approver_is_enough_by_default_listed_or_through_a_group(user: str) -> None:
-    d = await decide(MemoryStore(), GROUPS, allowed=ALLOWED, required=1, fix_id="f", user=user, now=1.0,
-                     origin={"ts": "1.1"})  # fmt: skip
-    assert d.outcome == "approved" and d.approvers == (user,) and d.first_origin == {"ts": "1.1"}
+    d = await decide(MemoryStore(), GROUPS, allowed=ALLOWED, required=1, fix_id="f", user=user, now=1.0)  # fmt: skip
+    assert d.outcome == "approved" and d.approvers == (user,)
 
 
 async def test_two_required_the_same_person_twice_never_counts_twice() -> None:
     store = MemoryStore()
 
-    async def click(user: str, now: float, ts: str = "1.1") -> tuple[str, tuple[str, ...]]:
-        d = await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="f", user=user, now=now,
-                         origin={"ts": ts})  # fmt: skip
+    async def click(user: str, now: float) -> tuple[str, tuple[str, ...]]:
+        d = await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="f", user=user, now=now)  # fmt: skip
         return d.outcome, d.approvers
 
     assert await click("U0ALICE", 10.0) == ("partial", ("U0ALICE",))
-    assert await click("U0ALICE", 20.0, "2.2") == ("twice", ("U0ALICE",))
+    assert await click("U0ALICE", 20.0) == ("twice", ("U0ALICE",))
     assert await click("U0MALLORY", 25.0) == ("not-allowed", ())
-    d = await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="f", user="U0DAVE", now=30.0, origin={})
-    assert (d.outcome, d.approvers, d.first_origin) == ("approved", ("U0ALICE", "U0DAVE"), {"ts": "1.1"})
+    d = await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="f", user="U0DAVE", now=30.0)
+    assert (d.outcome, d.approvers) == ("approved", ("U0ALICE", "U0DAVE"))
 
 
 async def test_an_approval_expires_after_24_hours() -> None:
     clock = Clock()
     store = MemoryStore(clock)
     t0 = clock.now
-    await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="f", user="U0ALICE", now=t0, origin={})
+    await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="f", user="U0ALICE", now=t0)
     clock.now = t0 + APPROVAL_TTL_S + 1
-    d = await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="f", user="U0BOB", now=clock.now, origin={})
+    d = await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="f", user="U0BOB", now=clock.now)
     assert (d.outcome, d.approvers) == ("partial", ("U0BOB",))
 
 
 async def test_approvals_of_one_fix_do_not_count_for_another() -> None:
     store = MemoryStore()
-    await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="a", user="U0ALICE", now=1.0, origin={})
-    d = await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="b", user="U0BOB", now=2.0, origin={})
+    await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="a", user="U0ALICE", now=1.0)
+    d = await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="b", user="U0BOB", now=2.0)
     assert d.outcome == "partial"
 
 

@@ -195,6 +195,9 @@ async def test_two_approvals_open_one_pr_that_only_adds_lines(world: tuple[Setti
     assert "opened by <@U0CAROL>" in link["elements"][0]["text"]
     thread = replies(slack, parent)
     assert any("PR <https://github.com/acme/gitops/pull/" in str(m["blocks"]) for m in thread)
+    # every button of this fix became the link: the finding's own in the thread, the Approve button
+    assert "'open_pr'" not in str(thread) and "'approve'" not in str(thread)
+    assert str(thread).count(f"/pull/{pr.number}|#{pr.number}> opened by <@U0CAROL>") >= 3
     assert any("jsonPointers" in str(m["blocks"]) and "apps/checkout.yaml" in str(m["blocks"]) for m in thread)
     decisions = [(a["user"], a["decision"]) for a in audit]
     assert decisions == [(ALICE, "approved"), (ALICE, "refused"), (CAROL, "approved"), (CAROL, "opened")]

@@ -444,6 +444,20 @@ async def test_pull_request_records_round_trip_and_are_listed(kit: StoreKit) -> 
         assert list(await s.list_prs()) == ["web:def"]
 
 
+async def test_messages_with_fix_buttons_and_the_places_of_a_fix_are_remembered(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        assert await s.recall_message("C1", "1.1") is None and await s.fix_buttons("f") == []
+        await s.remember_message("C1", "1.1", {"text": "t", "blocks": [{"type": "divider"}]}, DAY)
+        assert await s.recall_message("C1", "1.1") == {"text": "t", "blocks": [{"type": "divider"}]}
+        place = {"channel": "C1", "ts": "1.1", "block_id": "argo-why-fix-all"}
+        await s.add_fix_button("f", place, DAY)
+        await s.add_fix_button("f", place, DAY)  # the same place twice is one place
+        await s.add_fix_button("f", {**place, "ts": "1.2"}, DAY)
+        assert sorted(p["ts"] for p in await s.fix_buttons("f")) == ["1.1", "1.2"]
+        await kit.advance(DAY + 1)
+        assert await s.recall_message("C1", "1.1") is None and await s.fix_buttons("f") == []
+
+
 async def test_audit_records_are_appended_in_order(kit: StoreKit) -> None:
     async with kit.open() as s:
         await s.append_audit({"user": "U1", "decision": "refused", "reason": "not an approver"})
@@ -531,6 +545,10 @@ STORE_OPS: list[tuple[str, Callable[[RedisStore], Awaitable[object]]]] = [
     ("forget_pr", lambda s: s.forget_pr("f")),
     ("append_audit", lambda s: s.append_audit({"a": "b"})),
     ("read_audit", lambda s: s.read_audit()),
+    ("remember_message", lambda s: s.remember_message("C", "1", {}, 60)),
+    ("recall_message", lambda s: s.recall_message("C", "1")),
+    ("add_fix_button", lambda s: s.add_fix_button("f", {}, 60)),
+    ("fix_buttons", lambda s: s.fix_buttons("f")),
 ]
 
 

@@ -4,8 +4,11 @@ Starts in-process a fake Argo CD serving every example of ``bot/demo/examples/``
 Kubernetes API holding their cluster context, a fake Slack Web API, and the real bot (Starlette app,
 Bolt, worker, in-memory store) on a local port. Then it does what Argo CD and a person would do:
 the notifications webhook for every app (and one duplicate, which is dropped, and a malformed one, which
-is refused) and a click on "Show diff". Finally it prints what the bot posted in Slack, threads included,
-as terminal text. Nothing leaves the machine; no account is needed.
+is refused) and a click on "Show diff". Then the fix from chat: a fake GitHub serves a real local git repository
+(an app of apps whose folder holds each Application's commented manifest), Alice clicks "Open PR" on the checkout
+alert, the bot asks for a second approver, Bob approves, and the PR is opened. Finally it prints what the bot
+posted in Slack, threads included, and the pull request with its diff. Nothing leaves the machine; no account is
+needed.
 """
 
 from __future__ import annotations
@@ -25,13 +28,17 @@ import uvicorn
 from pydantic import SecretStr
 
 from bot.app import build_app, build_services
-from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
+from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 from bot.demo.fake_argocd import FakeArgoCD, app_from_case
+from bot.demo.fake_git import FakeGitHub
 from bot.demo.fake_kube import FakeKubernetes, context_from_case
 from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers
+from bot.demo.gitops import REPO, gitops_files, root_application, tracked_by
 from bot.demo.transcript import render_message
 
 CHANNEL = "C0ALERTS"
+APPROVERS = ("U0ALICE", "U0BOB")
+FIX_APP = "checkout"
 ARGOCD_PUBLIC_URL = "https://argocd.example.com"
 
 
@@ -86,13 +93,22 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     folders = sorted(p for p in examples.iterdir() if (p / "case.json").exists())
     signing_secret = secrets.token_hex(16)
-    with FakeSlack() as slack, FakeArgoCD() as argocd, FakeKubernetes() as kube, tempfile.TemporaryDirectory() as tmp:
+    with (
+        FakeSlack() as slack,
+        FakeArgoCD() as argocd,
+        FakeKubernetes() as kube,
+        FakeGitHub() as github,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         apps = []
         for folder in folders:
             app, resources, renders = app_from_case(folder)
+            app = tracked_by(app)  # each app is applied by the app of apps
             argocd.add_app(app, resources, renders)
             kube.add(*context_from_case(folder))
             apps.append(app)
+        argocd.add_app(root_application(), [], [[]])
+        github.add_repo(REPO, gitops_files(apps))
         webhook_token = secrets.token_urlsafe(24)
         settings = Settings(
             slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(signing_secret),
@@ -102,6 +118,8 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
                                   cluster_contexts={"https://kubernetes.default.svc": "demo"}),
             redis=RedisSettings(url=None),
             runtime=RuntimeSettings(webhook_token=SecretStr(webhook_token), workers=2),
+            git=GitSettings(provider="github", token=SecretStr(github.token), api_url=github.api_url,
+                            approvers=list(APPROVERS), approvals_required=2),
         )  # fmt: skip
         services = build_services(settings)
         port = _free_port()
@@ -110,7 +128,7 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
         while not server.started:
             await asyncio.sleep(0.02)
         base = f"http://127.0.0.1:{port}"
-        out.write(f"argo-why is listening on {base} (in-memory store, fake Slack, fake Argo CD, fake cluster)\n\n")
+        out.write(f"argo-why is listening on {base} (in-memory store, fake Slack, Argo CD, cluster and GitHub)\n\n")
         try:
             async with httpx.AsyncClient(base_url=base, timeout=10) as http:
                 auth = {"Authorization": f"Bearer {webhook_token}"}
@@ -130,22 +148,56 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
                 r = await http.post("/slack/events", content=click, headers=signed_headers(signing_secret, click))
                 out.write(f"click [Show diff] on the first alert            -> {r.status_code}\n")
                 await _settle(services)
+                await _fix_from_chat(http, slack, services, signing_secret, out)
         finally:
             server.should_exit = True
             await serving
         out.write("\nWhat argo-why posted in Slack:\n")
         print_channel(slack, CHANNEL, out)
+        print_pull_requests(github, out)
         out.write(f"\n{len(slack.calls)} Slack API calls; Argo CD was read {len(argocd.calls)} times and never "
-                  "written to.\n")  # fmt: skip
+                  f"written to; {len(github.calls)} GitHub API calls (one branch, one commit, one PR).\n")  # fmt: skip
     return 0
 
 
-def _button_value(message: dict[str, Any], action_id: str) -> str:
+async def _fix_from_chat(http: httpx.AsyncClient, slack: FakeSlack, services: Any, signing_secret: str,
+                         out: TextIO) -> None:  # fmt: skip
+    """Alice asks for the PR of the checkout alert, the bot wants a second approver, Bob approves."""
+    parent = next(m for m in slack.messages(CHANNEL) if FIX_APP in m["text"])
+    clicks = [(parent, "open_pr", APPROVERS[0], "[Open PR] on the checkout alert, by Alice")]
+    for message, action, user, what in clicks:
+        value, block_id = _button(message, action)
+        body = block_action_body(action, value, user_id=user, channel_id=CHANNEL, message_ts=message["ts"],
+                                 block_id=block_id, response_url=slack, message=message)  # fmt: skip
+        r = await http.post("/slack/events", content=body, headers=signed_headers(signing_secret, body))
+        out.write(f"click {what:<42} -> {r.status_code}\n")
+        await _settle(services)
+        if action == "open_pr":
+            approval = slack.thread(CHANNEL, parent["ts"])[-1]
+            clicks.append((approval, "approve", APPROVERS[1], "[Approve] in the thread, by Bob"))
+
+
+def print_pull_requests(github: FakeGitHub, out: TextIO) -> None:
+    """Every PR of the demo repository: number, title, body, and the diff of its branch against the base."""
+    for pr in github.pulls(REPO):
+        out.write(f"\nThe pull request on GitHub: #{pr.number} {pr.title}\n")
+        out.write(f"{pr.head} -> {pr.base}\n\n")
+        out.write("\n".join(f"  │ {line}" for line in pr.body.splitlines()) + "\n")
+        out.write(f"\ngit diff {pr.base}...{pr.head}\n")
+        out.write(github.repo(REPO).diff(pr.base, pr.head))
+
+
+def _button(message: dict[str, Any], action_id: str) -> tuple[str, str]:
+    """(value, block_id) of the button ``action_id`` in ``message``."""
     for block in message.get("blocks") or []:
         for el in block.get("elements") or []:
             if isinstance(el, dict) and el.get("action_id") == action_id:
-                return str(el.get("value"))
+                return str(el.get("value")), str(block.get("block_id"))
     raise LookupError(f"no {action_id} button in {json.dumps(message)[:200]}")
+
+
+def _button_value(message: dict[str, Any], action_id: str) -> str:
+    return _button(message, action_id)[0]
 
 
 __all__ = ["print_channel", "run", "webhook_body"]

@@ -42,6 +42,8 @@ key                                    value                                    
                                        allowed or refused), fields as given                    ~100 000 entries
 ``<p>message:<channel>:<ts>``          JSON text and blocks of a message with fix buttons, so   ``ttl_s`` of the call
                                        a button block can be replaced (PR link) later          (14 days)
+``<p>buttons:<fix_id>``                hash ``channel:ts:block_id`` -> JSON place of an Open   ``ttl_s`` of the last
+                                       PR button for that fix (all become the PR's link)       add (14 days)
 =====================================  ======================================================  ======================
 """
 

@@ -114,6 +114,14 @@ class Store(Protocol):
 
     async def recall_message(self, channel: str, ts: str) -> dict[str, Any] | None: ...
 
+    async def add_fix_button(self, fix_id: str, place: dict[str, str], ttl_s: int) -> None:
+        """Remember that a message carries a button for ``fix_id`` (``place``: channel, ts, block_id)."""
+        ...
+
+    async def fix_buttons(self, fix_id: str) -> list[dict[str, str]]:
+        """Every place remembered for ``fix_id``, in no particular order."""
+        ...
+
     async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
         """The oldest ``count`` audit records (for operators and tests)."""
         ...

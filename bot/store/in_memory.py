@@ -49,6 +49,7 @@ class MemoryStore:
         self._prs: dict[str, str] = {}
         self._audit: list[dict[str, str]] = []
         self._messages: dict[str, tuple[str, float]] = {}
+        self._buttons: dict[str, tuple[dict[str, str], float]] = {}
         self._writes = 0
 
     def _wrote(self) -> None:
@@ -62,6 +63,7 @@ class MemoryStore:
             self._locks = {k: v for k, v in self._locks.items() if v[1] > now}
             self._approvals = {k: v for k, v in self._approvals.items() if v[1] > now}
             self._messages = {k: v for k, v in self._messages.items() if v[1] > now}
+            self._buttons = {k: v for k, v in self._buttons.items() if v[1] > now}
 
     async def ping(self) -> None:
         return None
@@ -192,6 +194,19 @@ class MemoryStore:
         if hit is None or hit[1] <= self._clock():
             return None
         return json_object(hit[0])
+
+    async def add_fix_button(self, fix_id: str, place: dict[str, str], ttl_s: int) -> None:
+        held = self._buttons.get(fix_id)
+        places = dict(held[0]) if held is not None and held[1] > self._clock() else {}
+        places[f"{place.get('channel')}:{place.get('ts')}:{place.get('block_id')}"] = json.dumps(place)
+        self._buttons[fix_id] = (places, self._clock() + ttl_s)
+        self._wrote()
+
+    async def fix_buttons(self, fix_id: str) -> list[dict[str, str]]:
+        held = self._buttons.get(fix_id)
+        if held is None or held[1] <= self._clock():
+            return []
+        return [p for v in held[0].values() if (p := json_object(v)) is not None]
 
     async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
         return [dict(r) for r in self._audit[:count]]

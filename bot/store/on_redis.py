@@ -222,6 +222,20 @@ class RedisStore:
             raw = await self._r.get(f"{self._p}message:{channel}:{ts}")
         return json_object(raw)
 
+    async def add_fix_button(self, fix_id: str, place: dict[str, str], ttl_s: int) -> None:
+        key = f"{self._p}buttons:{fix_id}"
+        field = f"{place.get('channel')}:{place.get('ts')}:{place.get('block_id')}"
+        with self._guard("add_fix_button"):
+            async with self._r.pipeline(transaction=True) as pipe:
+                pipe.hset(key, field, json.dumps(place))
+                pipe.expire(key, ttl_s)
+                await pipe.execute()
+
+    async def fix_buttons(self, fix_id: str) -> list[dict[str, str]]:
+        with self._guard("fix_buttons"):
+            raw = await self._r.hgetall(f"{self._p}buttons:{fix_id}")
+        return [p for v in raw.values() if (p := json_object(v)) is not None]
+
     async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
         with self._guard("read_audit"):
             rows = await self._r.xrange(f"{self._p}audit", count=count)

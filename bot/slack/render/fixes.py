@@ -60,6 +60,8 @@ class FixButtons:
     states: Mapping[str, str] = field(default_factory=dict)
     prs: Mapping[str, PRLink] = field(default_factory=dict)
     approvals_required: int = 1
+    fix_ids: Mapping[str, str] = field(default_factory=dict)
+    """The fix each slot proposes (not rendered: the caller remembers where each fix's buttons are)."""
 
 
 def mention(who: str) -> str:
