@@ -23,7 +23,7 @@ from bot.demo.fake_kube import context_from_case
 from bot.demo.gitops import REPO, gitops_files, root_application, tracked_by
 from bot.demo.runner import webhook_body
 from tests.fakes.argocd import FakeArgoCD
-from tests.fakes.git import FakeGitHub
+from tests.fakes.git import FakeGitHub, FakeGitLab
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack, block_action_body
 from tests.service_kit import CHANNEL, Bot, running, service_settings, until
@@ -376,3 +376,70 @@ async def test_the_follow_up_says_merged_and_synced_or_brings_the_button_back(
         await until(lambda: any("is Synced again" in m["text"] for m in replies(slack, parent)))
         await until(lambda: "Synced again" in slack.messages(CHANNEL)[0]["text"])
         assert await bot.services.store.list_prs() == {}
+
+
+async def test_a_later_alert_keeps_the_pr_link_not_a_fresh_button(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, github: FakeGitHub
+) -> None:
+    settings, app = world
+    async with running(settings) as bot:
+        parent = await alert(bot, slack, app)
+        await bot.slack_post(click(slack, parent, "open_pr", BOB))
+        await bot.settle()
+        later = webhook_body(app)
+        later["operationState"] = {**later["operationState"], "finishedAt": "2026-12-01T10:00:00Z"}
+        await bot.webhook(later)
+        await bot.settle()
+    [parent] = slack.messages(CHANNEL)
+    assert parent["updated"] >= 2
+    with pytest.raises(LookupError):
+        button(parent, "open_pr")
+    assert "opened by <@U0BOB>" in str(parent["blocks"])
+
+
+async def test_the_better_fix_in_the_source_drops_the_autoscaled_replicas(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, github: FakeGitHub, argocd: FakeArgoCD
+) -> None:
+    settings, app = world
+    docs = list(yaml.safe_load_all(CASE.joinpath("desired.yaml").read_text()))
+    api = next(d for d in docs if d and d["kind"] == "Deployment" and d["metadata"]["name"] == "checkout-api")
+    manifest = "# The API; replicas are the HPA's from 4.31 on.\n" + yaml.safe_dump(api, sort_keys=False)
+    github.add_repo("acme/checkout", {"deploy/api.yaml": manifest, "deploy/README.md": "plain manifests\n"})
+    plain = {**app, "spec": {**app["spec"], "source": {"repoURL": "https://github.com/acme/checkout.git",
+                                                       "path": "deploy", "targetRevision": "main"}},
+             "status": {**app["status"], "sourceType": "Directory"}}  # fmt: skip
+    _, resources, renders = app_from_case(CASE)
+    argocd.add_app(plain, resources, renders)
+    async with running(settings) as bot:
+        parent = await alert(bot, slack, plain)
+        finding = next(m for m in replies(slack, parent) if "argo-why-fix-source-0" in str(m["blocks"]))
+        await bot.slack_post(click(slack, finding, "open_pr", BOB, block_prefix="argo-why-fix-source"))
+        await bot.settle()
+    [pr] = github.pulls("acme/checkout")
+    assert pr.title.startswith("argo-why: drop /spec/replicas of Deployment/checkout-api from Git")
+    diff = github.repo("acme/checkout").diff(pr.base, pr.head)
+    changed = [line for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed == ["-  replicas: 3"]
+    assert github.pulls(REPO) == []  # the Application's own definition is untouched
+
+
+async def test_gitlab_opens_a_merge_request_in_a_nested_group(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, argocd: FakeArgoCD
+) -> None:
+    settings, app = world
+    with FakeGitLab() as gitlab:
+        gitlab.token = GIT_TOKEN
+        path = "acme/platform/gitops"
+        gitlab.add_repo(path, gitops_files([app]))
+        argocd.add_app(root_application(repo_url=f"{gitlab.web_url}/{path}.git"), [], [[]])
+        settings.git = GitSettings(provider="gitlab", token=SecretStr(GIT_TOKEN), api_url=gitlab.api_url,
+                                   approvers=[BOB])  # fmt: skip
+        async with running(settings) as bot:
+            parent = await alert(bot, slack, app)
+            await bot.slack_post(click(slack, parent, "open_pr", BOB))
+            await bot.settle()
+        [mr] = gitlab.pulls(path)
+        diff = gitlab.repo(path).diff(mr.base, mr.head)
+    assert [line for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")] == []
+    assert "+    - /spec/replicas" in diff or "+    jsonPointers:" in diff
+    assert f"{gitlab.web_url}/{path}/-/merge_requests/{mr.number}" in str(slack.messages(CHANNEL))

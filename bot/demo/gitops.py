@@ -54,7 +54,7 @@ def gitops_files(apps: list[Obj]) -> dict[str, str | bytes]:
     return files
 
 
-def root_application(namespace: str = "argocd") -> Obj:
+def root_application(namespace: str = "argocd", *, repo_url: str = REPO_URL) -> Obj:
     """The app of apps: its source is the repository's ``apps/`` folder on the default branch."""
     return {
         "apiVersion": "argoproj.io/v1alpha1",
@@ -62,7 +62,7 @@ def root_application(namespace: str = "argocd") -> Obj:
         "metadata": {"name": ROOT_APP, "namespace": namespace},
         "spec": {
             "project": "default",
-            "source": {"repoURL": REPO_URL, "path": APPS_PATH, "targetRevision": "HEAD"},
+            "source": {"repoURL": repo_url, "path": APPS_PATH, "targetRevision": "HEAD"},
             "destination": {"server": "https://kubernetes.default.svc", "namespace": namespace},
         },
         "status": {"sync": {"status": "Synced"}, "health": {"status": "Healthy"}, "sourceType": "Directory"},
