@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/analysis.py --resources 2000
 	$(BIN)/python bench/why.py --resources 500
 	$(BIN)/python bench/intake.py
+	$(BIN)/python bench/pr.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
