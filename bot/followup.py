@@ -74,11 +74,11 @@ class PRFollowUp:
         if pr.state == "open":
             return 0
         if pr.state == "closed":
-            await self._say(record, wording.SLACK_PR_CLOSED)
-            for origin in record.get("origins") or []:
+            for origin in record.get("origins") or []:  # the buttons first: the message says they are back
                 if isinstance(origin, dict) and origin.get("button"):
                     await self.fixes.replace_button(str(origin["channel"]), str(origin["ts"]),
                                                     str(origin["block_id"]), origin["button"])  # fmt: skip
+            await self._say(record, wording.SLACK_PR_CLOSED)
             await self.s.store.forget_pr(fix_id)
             await self._audit(fix_id, record, "closed")
             return 1

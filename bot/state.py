@@ -82,7 +82,7 @@ class StateModel(BaseModel):
 
 
 class DigestItem(BaseModel):
-    """One app waiting in (or listed by) the digest."""
+    """One app waiting in (or listed by) the digest: the alert and its report (the JSON of ``Report.to_dict``)."""
 
     alert: Alert
     report: dict[str, Any]
@@ -91,18 +91,13 @@ class DigestItem(BaseModel):
         return report_from_dict(self.report)
 
 
-class ReportState(StateModel):
+class ReportState(StateModel, DigestItem):
     """What the buttons of an alert (Show diff, Mute, Re-check) act on."""
 
     KIND: ClassVar[str] = "report"
     app_key: str
     app: str
     app_namespace: str | None = None
-    alert: Alert
-    report: dict[str, Any]
-
-    def parsed_report(self) -> Report:
-        return report_from_dict(self.report)
 
 
 class FixState(StateModel):

@@ -81,6 +81,14 @@ async def alert(bot: Bot, slack: FakeSlack, app: dict[str, Any]) -> dict[str, An
     return parent
 
 
+async def clicked(bot: Bot, slack: FakeSlack, app: dict[str, Any], user: str) -> dict[str, Any]:
+    """The alert of ``app``, then ``user``'s click on the parent's Open PR, handled; the parent."""
+    parent = await alert(bot, slack, app)
+    await bot.slack_post(click(slack, parent, "open_pr", user))
+    await bot.settle()
+    return parent
+
+
 def git(github: FakeGitHub, *args: str) -> str:
     return subprocess.run(["git", "-C", str(github.repo(REPO).path), *args], capture_output=True, text=True,
                           check=True).stdout  # fmt: skip
@@ -146,9 +154,7 @@ async def test_nobody_may_approve_when_approvers_is_unset(world: tuple[Settings,
     settings, app = world
     settings.git.approvers = []
     async with running(settings) as bot:
-        parent = await alert(bot, slack, app)
-        await bot.slack_post(click(slack, parent, "open_pr", ALICE))
-        await bot.settle()
+        await clicked(bot, slack, app, ALICE)
     assert any("set APPROVERS" in t for t in ephemerals(slack, ALICE))
     assert github.pulls(REPO) == []
 
@@ -160,9 +166,7 @@ async def test_two_approvals_open_one_pr_that_only_adds_lines(world: tuple[Setti
     settings.git.approvals_required = 2
     before = git(github, "show", "main:apps/checkout.yaml")
     async with running(settings) as bot:
-        parent = await alert(bot, slack, app)
-        await bot.slack_post(click(slack, parent, "open_pr", ALICE))
-        await bot.settle()
+        parent = await clicked(bot, slack, app, ALICE)
         approval = replies(slack, parent)[-1]
         assert "Approved 1 of 2 by <@U0ALICE>" in approval["blocks"][0]["text"]["text"]
         await bot.slack_post(click(slack, approval, "approve", ALICE))  # the same person again counts once
@@ -239,9 +243,7 @@ async def test_the_annotation_names_the_file(world: tuple[Settings, dict[str, An
     _, resources, renders = app_from_case(CASE)
     argocd.add_app(annotated, resources, renders)
     async with running(settings) as bot:
-        parent = await alert(bot, slack, annotated)
-        await bot.slack_post(click(slack, parent, "open_pr", BOB))
-        await bot.settle()
+        await clicked(bot, slack, annotated, BOB)
     [pr] = github.pulls(REPO)
     assert git(github, "diff", "--name-only", f"main...{pr.head}").split() == ["teams/payments/checkout-app.yaml"]
 
@@ -259,9 +261,7 @@ async def test_a_definition_outside_the_repository_or_the_host_is_refused(
     _, resources, renders = app_from_case(CASE)
     argocd.add_app(annotated, resources, renders)
     async with running(settings) as bot:
-        parent = await alert(bot, slack, annotated)
-        await bot.slack_post(click(slack, parent, "open_pr", BOB))
-        await bot.settle()
+        parent = await clicked(bot, slack, annotated, BOB)
     assert github.pulls(REPO) == []
     last = replies(slack, parent)[-1]
     assert last["text"].startswith("No pull request:") and "jsonPointers" in str(last["blocks"])
@@ -302,9 +302,7 @@ spec:
     argocd.add_app(owned, resources, renders)
     argocd.add_appset(tracked_by(yaml.safe_load(appset_yaml)))
     async with running(settings) as bot:
-        parent = await alert(bot, slack, owned)
-        await bot.slack_post(click(slack, parent, "open_pr", BOB))
-        await bot.settle()
+        await clicked(bot, slack, owned, BOB)
     [pr] = github.pulls(REPO)
     template = yaml.safe_load(git(github, "show", f"{pr.head}:apps/storefront.yaml"))["spec"]["template"]["spec"]
     assert template["ignoreDifferences"][0]["name"] == "checkout-api"
@@ -324,9 +322,7 @@ async def test_git_host_errors_are_said_in_words(world: tuple[Settings, dict[str
     else:
         github.fail("POST", "/git/refs", int(inject), times=None)
     async with running(settings) as bot:
-        parent = await alert(bot, slack, app)
-        await bot.slack_post(click(slack, parent, "open_pr", BOB))
-        await bot.settle()
+        parent = await clicked(bot, slack, app, BOB)
         audit = await bot.services.store.read_audit()
     last = replies(slack, parent)[-1]
     assert last["text"].startswith("The pull request could not be opened:") and words in last["text"], last["text"]
@@ -340,9 +336,7 @@ async def test_a_helm_templated_file_is_never_half_edited(world: tuple[Settings,
     text = git(github, "show", "main:apps/checkout.yaml").replace("namespace: checkout", "namespace: {{ .Values.ns }}")
     github.advance(REPO, {"apps/checkout.yaml": text})
     async with running(settings) as bot:
-        parent = await alert(bot, slack, app)
-        await bot.slack_post(click(slack, parent, "open_pr", BOB))
-        await bot.settle()
+        parent = await clicked(bot, slack, app, BOB)
     assert github.pulls(REPO) == [] and branches(github) == ["main"]
     last = replies(slack, parent)[-1]
     assert "No pull request:" in last["text"] and "template" in last["text"].lower()
@@ -354,9 +348,7 @@ async def test_the_follow_up_says_merged_and_synced_or_brings_the_button_back(
 ) -> None:
     settings, app = world
     async with running(settings) as bot:
-        parent = await alert(bot, slack, app)
-        await bot.slack_post(click(slack, parent, "open_pr", BOB))
-        await bot.settle()
+        parent = await clicked(bot, slack, app, BOB)
         [pr] = github.pulls(REPO)
         github.close_pr(REPO, pr.number)
         await until(lambda: any("closed without merging" in m["text"] for m in replies(slack, parent)))
@@ -383,9 +375,7 @@ async def test_a_later_alert_keeps_the_pr_link_not_a_fresh_button(
 ) -> None:
     settings, app = world
     async with running(settings) as bot:
-        parent = await alert(bot, slack, app)
-        await bot.slack_post(click(slack, parent, "open_pr", BOB))
-        await bot.settle()
+        parent = await clicked(bot, slack, app, BOB)
         later = webhook_body(app)
         later["operationState"] = {**later["operationState"], "finishedAt": "2026-12-01T10:00:00Z"}
         await bot.webhook(later)
@@ -435,9 +425,7 @@ async def test_gitlab_opens_a_merge_request_in_a_nested_group(
         settings.git = GitSettings(provider="gitlab", token=SecretStr(GIT_TOKEN), api_url=gitlab.api_url,
                                    approvers=[BOB])  # fmt: skip
         async with running(settings) as bot:
-            parent = await alert(bot, slack, app)
-            await bot.slack_post(click(slack, parent, "open_pr", BOB))
-            await bot.settle()
+            await clicked(bot, slack, app, BOB)
         [mr] = gitlab.pulls(path)
         diff = gitlab.repo(path).diff(mr.base, mr.head)
     assert [line for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")] == []
