@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# Go's text/template and Sprig, for rendering Argo CD's notifications template as the controller does (Debian).
+GO_TOOLS := go=golang-go /usr/share/gocode/src/github.com/Masterminds/sprig=golang-github-masterminds-sprig-dev
 
 .PHONY: demo test bench clean
 
@@ -17,7 +19,7 @@ demo: $(STAMP)
 	$(BIN)/argo-why demo
 
 test: $(STAMP)
-	@scripts/ensure-tools.sh jq redis-server
+	@scripts/ensure-tools.sh jq redis-server $(GO_TOOLS)
 	$(BIN)/ruff check bot handlers tests bench
 	$(BIN)/ruff format --check bot handlers tests bench
 	$(BIN)/mypy
