@@ -30,7 +30,29 @@ CASES: dict[str, dict[str, Any]] = {
     "default": REQUIRED,
     "ha": yaml.safe_load((VALUES / "ha.yaml").read_text()),
     "external-redis": yaml.safe_load((VALUES / "external-redis.yaml").read_text()),
-}
+    # every optional part at once, so that each is validated against the schemas too
+    "all-options": {
+        "slack": {"channel": "C0123456789"},
+        "image": {"digest": "sha256:" + "ab" * 32}, "imagePullSecrets": [{"name": "registry"}],
+        "argocd": {"tls": {"caSecret": "argocd-server-tls"}, "appNamespace": "team-a",
+                   "clusterContexts": {"https://prod.example.com:6443": "prod"}},
+        "kubeconfig": {"secret": "clusters"},
+        "git": {"provider": "gitlab", "apiUrl": "https://gitlab.example.com/api/v4"},
+        "approvers": ["U0ALICE", "S0PLATFORM"], "approvalsRequired": 2,
+        "env": {"WORKERS": 8, "DIGEST_THRESHOLD": "20"},
+        "extraEnv": [{"name": "HTTPS_PROXY", "value": "http://proxy:3128"}],
+        "redis": {"auth": {"existingSecret": "redis-auth"},
+                  "persistence": {"enabled": True, "size": "2Gi", "storageClass": "fast"},
+                  "nodeSelector": {"pool": "data"}},
+        "serviceAccount": {"annotations": {"eks.amazonaws.com/role-arn": "arn:aws:iam::1:role/argo-why"}},
+        "podAnnotations": {"a": "b"}, "podLabels": {"team": "platform"}, "priorityClassName": "tools",
+        "nodeSelector": {"pool": "tools"}, "tolerations": [{"key": "tools", "operator": "Exists"}],
+        "extraVolumes": [{"name": "extra", "configMap": {"name": "x"}}],
+        "extraVolumeMounts": [{"name": "extra", "mountPath": "/etc/extra", "readOnly": True}],
+        "networkPolicy": {"metricsFrom": [{"podSelector": {"matchLabels": {"app": "prometheus"}}}]},
+        "serviceMonitor": {"enabled": True},
+    },
+}  # fmt: skip
 SECRETS = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "SLACK_APP_TOKEN": "xapp-1",
            "ARGOCD_TOKEN": "t", "WEBHOOK_TOKEN": "w", "GIT_TOKEN": "g", "redis-password": "0123abcd",
            "REDIS_URL": "redis://:pw@redis.example:6379/0"}  # fmt: skip
@@ -149,6 +171,7 @@ def test_the_in_chart_redis_password_comes_from_its_secret_into_both_sides() -> 
         (with_(REQUIRED, env={"REDIS_URL": "redis://x:6379"}), "env.REDIS_URL: a literal here would silently win"),
         (with_(REQUIRED, env={"ARGOCD_TOKEN": "t"}), "env.ARGOCD_TOKEN: a literal here would silently win"),
         (with_(REQUIRED, env={"ARGOCD_URL": "https://x"}), "env.ARGOCD_URL is set by the chart"),
+        (with_(REQUIRED, extraEnv=[{"name": "REDIS_URL", "value": "redis://x"}]), "env.REDIS_URL: a literal here"),
         (with_(REQUIRED, externalRedis={"url": "redis://r:6379/0"}), "set only one of redis.enabled"),
         (with_(REQUIRED, redis={"enabled": False}), "must run alone (replicaCount: 1)"),
         (with_(REQUIRED, slack={"socketMode": True}), "Socket Mode needs replicaCount: 1"),

@@ -101,11 +101,15 @@ app.kubernetes.io/component: redis
 {{- if and $v.argocd.clusterContexts (not $v.kubeconfig.secret) }}
 {{- fail "argocd.clusterContexts names kube contexts: mount the kubeconfig that defines them with kubeconfig.secret" }}
 {{- end }}
-{{- range $name, $_ := $v.env }}
-{{- if has $name (list "REDIS_URL" "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "ARGOCD_TOKEN" "WEBHOOK_TOKEN" "GIT_TOKEN") }}
-{{- fail (printf "env.%s: a literal here would silently win over the Secret; %s" $name (ternary "use redis.* or externalRedis.* (deploy/README.md, step 3)" "keep it in existingSecret" (eq $name "REDIS_URL"))) }}
+{{- $secretNames := list "REDIS_URL" "REDIS_PASSWORD" "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "ARGOCD_TOKEN" "WEBHOOK_TOKEN" "GIT_TOKEN" }}
+{{- $chartNames := list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED" }}
+{{- $names := keys $v.env }}
+{{- range $v.extraEnv }}{{ $names = append $names .name }}{{ end }}
+{{- range $name := $names }}
+{{- if has $name $secretNames }}
+{{- fail (printf "env.%s: a literal here would silently win over the Secret; %s" $name (ternary "use redis.* or externalRedis.* (deploy/README.md, step 4)" "keep it in existingSecret" (eq $name "REDIS_URL"))) }}
 {{- end }}
-{{- if has $name (list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED") }}
+{{- if has $name $chartNames }}
 {{- fail (printf "env.%s is set by the chart from its own values (see values.yaml); set those instead" $name) }}
 {{- end }}
 {{- end }}
