@@ -3,9 +3,12 @@
 Routes: ``POST /webhooks/argocd`` (Argo CD notifications), ``POST /slack/events``
 (Bolt: events, interactivity and slash commands; signature and timestamp window
 checked by Bolt before any listener runs), ``GET /healthz``, ``GET /readyz``
-(store and Slack auth reachable), ``GET /metrics``. The lifespan starts the
-workers and the scheduler (one leader among replicas, through a store lock) and,
-when ``SLACK_APP_TOKEN`` is set, the Socket Mode connection.
+(the store answers: webhooks can be accepted durably; Slack's auth state is in the
+body, not a condition, see :mod:`bot.health`), ``GET /metrics`` (on ``METRICS_PORT``
+alone when it is set, so that the public port never serves it). The lifespan starts
+the workers and the scheduler (one leader among replicas, through a store lock) and,
+when ``SLACK_APP_TOKEN`` is set, the Socket Mode connection. :func:`serve` runs the
+app on ``PORT`` and, when set, ``METRICS_PORT`` (one server, one lifespan).
 """
 
 from __future__ import annotations
@@ -15,20 +18,21 @@ import contextlib
 import logging
 import os
 import socket
-import time
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any
 
+import uvicorn
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncApp
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.config import Settings, required
 from bot.followup import PRFollowUp
+from bot.health import OK, SlackAuth, store_state
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
 from bot.scheduler import Scheduled, Scheduler
@@ -117,7 +121,8 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
     bolt = build_bolt(services)
     slack_handler = AsyncSlackRequestHandler(bolt)
     runtime = runtime if runtime is not None else Runtime(services)
-    auth_cache: dict[str, Any] = {"ok": False, "at": 0.0}
+    slack_auth = SlackAuth(services.poster.auth_ok, services.metrics)
+    metrics_port = services.settings.runtime.metrics_port
 
     async def webhook(request: Request) -> Response:
         return await argocd_webhook(request, services)
@@ -129,19 +134,13 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
         return JSONResponse({"status": "ok"})
 
     async def readyz(_: Request) -> Response:
-        checks: dict[str, str] = {}
-        try:
-            await services.store.ping()
-            checks["store"] = "ok"
-        except StoreUnavailable as e:
-            checks["store"] = str(e)
-        if time.monotonic() - auth_cache["at"] > 30 or not auth_cache["ok"]:
-            auth_cache.update(ok=await services.poster.auth_ok(), at=time.monotonic())
-        checks["slack"] = "ok" if auth_cache["ok"] else "auth.test failed"
-        ok = all(v == "ok" for v in checks.values())
-        return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
+        checks = {"store": await store_state(services.store)}
+        ok = all(v == OK for v in checks.values())
+        body = {"ready": ok, "checks": checks, "info": {"slack_auth": slack_auth.current()}}
+        return JSONResponse(body, status_code=200 if ok else 503)
 
     async def metrics(_: Request) -> Response:
+        slack_auth.current()  # a scrape keeps argo_why_slack_auth_ok fresh
         with contextlib.suppress(StoreUnavailable):
             services.metrics.set_queue(await services.queue.depth(), await services.queue.pending())
         return Response(services.metrics.render(), media_type=CONTENT_TYPE_LATEST)
@@ -150,6 +149,7 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         socket_handler = None
         await runtime.start()
+        slack_auth.current()
         if services.settings.slack.app_token is not None:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
@@ -162,16 +162,64 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
             if socket_handler is not None:
                 await socket_handler.close_async()  # type: ignore[no-untyped-call]
             await runtime.close()
+            await slack_auth.close()
             await services.queue.close()
             await services.store.close()
 
-    return Starlette(
+    metrics_route = Route("/metrics", metrics, methods=["GET"])
+    app = Starlette(
         routes=[
             Route("/webhooks/argocd", webhook, methods=["POST"]),
             Route("/slack/events", slack_events, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
-            Route("/metrics", metrics, methods=["GET"]),
+            *([metrics_route] if metrics_port is None else []),
         ],
         lifespan=lifespan,
     )
+    if metrics_port is not None:
+        app.add_middleware(_PortSplit, port=metrics_port, app_on_port=Starlette(routes=[metrics_route]))
+    return app
+
+
+class _PortSplit:
+    """Requests that arrived on ``port`` go to ``app_on_port``; every other request (and the lifespan) to ``app``.
+
+    One uvicorn server listens on both ports (:func:`serve`), so both share the lifespan and the signal handling;
+    the port a request arrived on is the server address of its ASGI scope.
+    """
+
+    def __init__(self, app: ASGIApp, *, port: int, app_on_port: ASGIApp) -> None:
+        self.app = app
+        self.port = port
+        self.app_on_port = app_on_port
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        server = scope.get("server") or (None, None)
+        if scope["type"] == "http" and server[1] == self.port:
+            await self.app_on_port(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A bound TCP socket for uvicorn (``SO_REUSEADDR``, inheritable, as uvicorn binds its own)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock
+
+
+def server_for(app: Starlette, settings: Settings, host: str = "0.0.0.0") -> tuple[uvicorn.Server, list[socket.socket]]:
+    """One uvicorn server for ``app`` and the sockets it serves: ``PORT`` and, when set, ``METRICS_PORT``."""
+    runtime = settings.runtime
+    ports = [runtime.port] + ([runtime.metrics_port] if runtime.metrics_port is not None else [])
+    server = uvicorn.Server(uvicorn.Config(app, host=host, log_level="info", access_log=False))
+    return server, [listening_socket(host, p) for p in ports]
+
+
+def serve(app: Starlette, settings: Settings) -> None:
+    """Run the bot until SIGTERM/SIGINT (``argo-why serve``)."""
+    server, sockets = server_for(app, settings)
+    server.run(sockets=sockets)

@@ -108,16 +108,13 @@ def cmd_why(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import logging
 
-    import uvicorn
-
-    from bot.app import build_app, build_services
+    from bot.app import build_app, build_services, serve
     from bot.config import load_settings
 
     settings = load_settings()
     settings.check_serve()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    app = build_app(build_services(settings))
-    uvicorn.run(app, host="0.0.0.0", port=settings.runtime.port, log_level="info", access_log=False)
+    serve(build_app(build_services(settings)), settings)
     return EXIT_CLEAN
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
@@ -179,12 +179,20 @@ class RuntimeSettings(_Group):
     """This replica: HTTP port, webhook secret, workers, retries and the digest."""
 
     port: int = Field(8080, ge=1, le=65535, validation_alias="PORT")
+    metrics_port: int | None = Field(None, ge=1, le=65535, validation_alias="METRICS_PORT")
+    """Set: ``GET /metrics`` is served on this port only (so that it can stay private); unset: on ``PORT``."""
     webhook_token: SecretStr | None = Field(None, validation_alias="WEBHOOK_TOKEN")
     workers: int = Field(4, ge=1, le=64, validation_alias="WORKERS")
     """Concurrent analyses per replica."""
     analysis_attempts: int = Field(3, ge=1, le=10, validation_alias="ANALYSIS_ATTEMPTS")
     digest_threshold: int = Field(10, ge=1, validation_alias="DIGEST_THRESHOLD")
     digest_window_s: int = Field(60, ge=5, validation_alias="DIGEST_WINDOW_SECONDS")
+
+    @model_validator(mode="after")
+    def _ports_differ(self) -> RuntimeSettings:
+        if self.metrics_port is not None and self.metrics_port == self.port:
+            raise ValueError("METRICS_PORT must differ from PORT (unset it to serve /metrics on PORT)")
+        return self
 
 
 class Settings(BaseModel):

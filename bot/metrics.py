@@ -28,6 +28,11 @@ class Metrics:
         )  # fmt: skip
         self.slack_calls = Counter("argo_why_slack_calls_total", "Slack Web API calls", ["method"], registry=r)
         self.slack_ratelimited = Counter("argo_why_slack_ratelimited_total", "Slack 429 answers", registry=r)
+        self.slack_auth_ok = Gauge(
+            "argo_why_slack_auth_ok", "Last Slack auth.test: 1 accepted, 0 refused or unreachable (not a readiness "
+            "condition)", registry=r,
+        )  # fmt: skip
+        self.slack_auth_ok.set(float("nan"))  # not asked yet: neither accepted nor refused
         self.commands = Counter("argo_why_commands_total", "Slash commands and buttons", ["name"], registry=r)
         self.queue_depth = Gauge("argo_why_queue_depth", "Entries in the work stream", registry=r)
         self.queue_pending = Gauge("argo_why_queue_pending", "Delivered, not yet acknowledged", registry=r)

@@ -507,3 +507,26 @@ GIT_PATH_REASONS: dict[str, str] = {
     "ref": "it is not a valid Git branch or ref name",
     "segment": "a repository path segment may only hold letters, digits, '.', '_' and '-'",
 }
+
+# Reaching Argo CD (bot/sources/argocd.py): redirects, TLS and answers that are not the API.
+ARGOCD_HTTPS_UPGRADE = (
+    "ARGOCD_URL {url} redirects to HTTPS; argo-why followed it to {target} (token kept: same host). "
+    "Set ARGOCD_URL={target} to save the extra round trip."
+)
+ARGOCD_REDIRECT = (
+    "Argo CD at {url} answered {status} with a redirect to {target}: argo-why follows only an http:// to https:// "
+    "redirect on the same host (the token must not go anywhere else). Set ARGOCD_URL to the Argo CD API server "
+    "itself{hint}."
+)
+ARGOCD_REDIRECT_LOGIN_HINT = ", not a login page or an SSO proxy in front of it"
+ARGOCD_TLS_UNTRUSTED = (
+    "cannot verify the TLS certificate of Argo CD at {url} ({reason}). Trust the CA that signed it with "
+    "ARGOCD_CA_FILE (the chart mounts it from argocd.tls.caConfigMap or argocd.tls.caSecret; for Argo CD's own "
+    "self-signed certificate use tls.crt of the Secret argocd-secret, or argocd-server-tls), or set "
+    "ARGOCD_INSECURE=true in a lab."
+)
+ARGOCD_NOT_JSON = (
+    "Argo CD at {url} answered {path} with something that is not JSON ({status}, {content_type}): ARGOCD_URL must "
+    "be the Argo CD API server (the address of argocd-server), not a login page, an ingress default backend or "
+    "a proxy."
+)

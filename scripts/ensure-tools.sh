@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
-# Installs the system programs the test suite needs when they are missing (Debian: apt-get).
-# jq: the casebook checker evaluates proposed jqPathExpressions with the jq program.
+# Installs the system programs and files the test suite needs when they are missing (Debian: apt-get).
+# Each argument is NAME or NAME=PACKAGE: NAME is a program looked up on PATH, or an absolute path that must exist;
+# PACKAGE (default: NAME) is the Debian package that provides it.
+#   jq                   the casebook checker evaluates proposed jqPathExpressions with the jq program
+#   redis-server         the tests start their own Redis on a free port
+#   go=golang-go         tests/test_notifications.py renders the notifications template with Go's text/template
+#   /usr/share/gocode/src/github.com/Masterminds/sprig=golang-github-masterminds-sprig-dev
+#                        ... and the Sprig functions Argo CD adds to it (Go sources, built offline in GOPATH mode)
 set -euo pipefail
 missing=()
-for prog in "$@"; do
-  command -v "$prog" >/dev/null 2>&1 || missing+=("$prog")
+for arg in "$@"; do
+  name=${arg%%=*}
+  package=${arg#*=}
+  if [[ $name == /* ]]; then
+    [ -e "$name" ] || missing+=("$package")
+  else
+    command -v "$name" >/dev/null 2>&1 || missing+=("$package")
+  fi
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "installing: ${missing[*]}" >&2
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "missing programs: ${missing[*]} (and no apt-get to install them)" >&2
+  echo "missing packages: ${missing[*]} (and no apt-get to install them)" >&2
   exit 1
 fi
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || {
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 || {
   $SUDO apt-get update -q >/dev/null
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }

@@ -96,7 +96,7 @@ async def until(check: Callable[[], Awaitable[bool] | bool], timeout: float = 10
     raise AssertionError("condition not met in time")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -106,7 +106,7 @@ def _free_port() -> int:
 async def running(settings: Settings, *, workers: int = 1, claim_idle_ms: int = 300) -> AsyncIterator[Bot]:
     services = build_services(settings)
     app = build_app(services, runtime=Runtime(services, workers=workers, claim_idle_ms=claim_idle_ms, tick_s=0.2))
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     task = asyncio.create_task(server.serve())
     while not server.started:

@@ -1,22 +1,32 @@
 """The shipped package is the product: the wheel holds the demo and its examples, not the tests' fakes, and
-``argo-why demo`` runs from an installed wheel (not only from the checkout).
+``argo-why demo`` runs from it installed the way the image installs it.
 
 The wheel is built offline from a clean copy of what the Dockerfile copies (no ``build/`` left over from an earlier
-build can leak into it), with the setuptools and wheel of the test environment (``--no-build-isolation``).
+build can leak into it), with the setuptools and wheel of the test environment (``--no-build-isolation``). It is then
+installed as the Dockerfile does: a fresh virtual environment, the dependencies from ``requirements.lock`` with
+``--require-hashes`` (from PyPI, or pip's cache), the wheel with ``--no-deps``; and the demo runs as uid 10001 (the
+image's user) from a virtual environment it cannot write to, as under the chart's read-only root filesystem.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import tomllib
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from tests.conftest import ROOT
 
@@ -39,13 +49,13 @@ DEMO_MODULES = ("__init__", "runner", "fake_argocd", "fake_kube", "fake_slack", 
 @dataclass(frozen=True)
 class Installed:
     wheel: Path
-    target: Path  # pip install --target: the packages, and bin/argo-why
+    venv: Path  # a fresh virtual environment: the locked dependencies, then the wheel
 
 
-def _pip(*args: str, cwd: Path) -> None:
+def _pip(*args: str, cwd: Path, python: str = sys.executable) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
+        [python, "-m", "pip", "--disable-pip-version-check", "--no-input", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -61,9 +71,33 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
     _pip("wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(tmp / "dist"), str(src), cwd=tmp)
     (wheel,) = (tmp / "dist").glob("argo_why-*.whl")
-    target = tmp / "site"
-    _pip("install", "--no-deps", "--no-index", "--target", str(target), str(wheel), cwd=tmp)
-    yield Installed(wheel, target)
+    # Outside pytest's private (0700) temporary root, so that another uid can run what is installed there.
+    home = Path(tempfile.mkdtemp(prefix="argo-why-venv-"))
+    home.chmod(0o755)
+    venv = home / "venv"
+    try:
+        subprocess.run([_system_python(), "-m", "venv", str(venv)], check=True, timeout=120)
+        python = str(venv / "bin" / "python")
+        _pip("install", "--require-hashes", "--no-deps", "-r", str(ROOT / "requirements.lock"), cwd=tmp, python=python)
+        _pip("install", "--no-deps", str(wheel), cwd=tmp, python=python)
+        yield Installed(wheel, venv)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _system_python() -> str:
+    """An interpreter any user can run, as the image's /usr/local/bin/python is (Debian's, where this one is not)."""
+    for candidate in ("/usr/local/bin/python3", "/usr/bin/python3", sys.executable):
+        usable = subprocess.run([candidate, "-c", "import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))"],
+                                capture_output=True, timeout=60) if Path(candidate).exists() else None  # fmt: skip
+        if usable is not None and usable.returncode == 0 and _world_runnable(Path(candidate)):
+            return candidate
+    return sys.executable
+
+
+def _world_runnable(path: Path) -> bool:
+    real = path.resolve()
+    return all(p.stat().st_mode & 0o001 for p in [real, *real.parents])
 
 
 def _names(wheel: Path) -> set[str]:
@@ -90,23 +124,48 @@ def test_wheel_leaves_the_tests_fakes_out(installed: Installed) -> None:
     assert not leaked
 
 
-def test_demo_runs_from_the_installed_wheel(installed: Installed, tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(installed.target)}
-    env.pop("PYTHONHOME", None)
+def test_demo_runs_from_the_wheel_in_a_fresh_venv_as_the_image_user(installed: Installed) -> None:
+    bin_ = installed.venv / "bin"
+    # the image's environment: its PATH and user, no HOME of its own, nothing of this checkout
+    env = {"PATH": f"{bin_}:/usr/local/bin:/usr/bin:/bin", "HOME": "/nonexistent", "PYTHONDONTWRITEBYTECODE": "1",
+           "LANG": "C.UTF-8"}  # fmt: skip
+    # as uid 10001 where this test can switch users and that uid can run the interpreter; else as this user
+    switch = os.geteuid() == 0 and _world_runnable(bin_ / "python")
+    as_image_user: dict[str, Any] = {"user": 10001, "group": 10001, "extra_groups": []} if switch else {}
     where = subprocess.run(
-        [sys.executable, "-c", "import bot, bot.demo; print(bot.__file__); print(bot.demo.EXAMPLES)"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        [str(bin_ / "python"), "-c", "import bot, bot.demo; print(bot.__file__); print(bot.demo.EXAMPLES)"],
+        cwd="/tmp", env=env, capture_output=True, text=True, timeout=60, **as_image_user,
     )  # fmt: skip
     assert where.returncode == 0, where.stderr
     package, examples = where.stdout.split()
-    assert Path(package) == installed.target / "bot" / "__init__.py"  # not the editable checkout
-    assert Path(examples) == installed.target / "bot" / "demo" / "examples"
+    assert Path(package).is_relative_to(installed.venv) and "site-packages" in package  # not the editable checkout
+    assert Path(examples) == Path(package).parent / "demo" / "examples"
 
     demo = subprocess.run(
-        [str(installed.target / "bin" / "argo-why"), "demo"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        [str(bin_ / "argo-why"), "demo"],
+        cwd="/tmp", env=env, capture_output=True, text=True, timeout=120, **as_image_user,
     )  # fmt: skip
     assert demo.returncode == 0, demo.stdout + demo.stderr
     for app in ("checkout", "flights-search", "tenant-guard"):
         assert f"app={app}" in demo.stdout and f"applications/argocd/{app}|{app}>" in demo.stdout
     assert "200 duplicate" in demo.stdout and "never written to" in demo.stdout
+
+
+def _locked() -> dict[str, tuple[Version, str]]:
+    """requirements.lock: canonical name -> (pinned version, the entry's text with its hashes)."""
+    entries: dict[str, tuple[Version, str]] = {}
+    for entry in re.split(r"\n(?=[A-Za-z0-9])", (ROOT / "requirements.lock").read_text()):
+        pin = re.match(r"^([A-Za-z0-9._-]+)==([^ ;\\]+)", entry)
+        if pin:
+            entries[canonicalize_name(pin.group(1))] = (Version(pin.group(2)), entry)
+    return entries
+
+
+def test_the_lock_pins_every_dependency_of_the_package_with_hashes() -> None:
+    locked = _locked()
+    for dependency in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        req = Requirement(dependency)
+        assert canonicalize_name(req.name) in locked, f"{req.name} is not in requirements.lock: run make lock"
+        version = locked[canonicalize_name(req.name)][0]
+        assert req.specifier.contains(version, prereleases=True), f"{req}, but the lock has {version}: make lock"
+    assert all("--hash=sha256:" in text for _, text in locked.values())

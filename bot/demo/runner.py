@@ -43,7 +43,7 @@ ARGOCD_PUBLIC_URL = "https://argocd.example.com"
 
 
 def webhook_body(app: dict[str, Any]) -> dict[str, Any]:
-    """The JSON the notifications template of ``deploy/argocd-notifications.yaml`` renders for an app."""
+    """The JSON the notifications template of ``deploy/argocd-notifications/`` renders for an app."""
     meta, spec, status = app["metadata"], app.get("spec") or {}, app.get("status") or {}
     op, sync = status.get("operationState"), status.get("sync") or {}
     return {

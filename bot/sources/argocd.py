@@ -5,7 +5,14 @@ in Argo CD's RBAC. Transient failures (connection errors, 5xx, 429) are retried
 with exponential backoff (``Retry-After`` honoured), a bounded number of times.
 Every failure reaches the caller as an :class:`ArgoCDError` whose message is
 written for a person: what failed, why, and what to do (the RBAC line to add, the
-close application names). The token never appears in a message.
+close application names, the CA to trust). The token never appears in a message.
+
+Redirects: ``argocd-server`` answers plain HTTP with a 307 to HTTPS unless it runs
+with ``--insecure``. That one redirect (``http://`` to ``https://``, same host, default
+ports) is followed and remembered for the client's later calls, with a warning that
+names the URL to configure; any other redirect could carry the token elsewhere and
+is refused with a message that says where it pointed. A certificate that does not
+verify is said at once (no retry) with the ways to trust it.
 
 Wire format: ``../shared/notes/argocd.md`` sections 2 and 3; the four ``*State``
 fields of ``managed-resources`` are JSON strings, ``"null"`` for a missing side.
@@ -16,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import json
+import logging
 import os
 import ssl
 from dataclasses import dataclass
@@ -24,8 +32,12 @@ from urllib.parse import quote
 
 import httpx
 
+from bot import wording
 from bot.errors import UpstreamError
 
+log = logging.getLogger(__name__)
+_WARNED_UPGRADES: set[str] = set()
+"""ARGOCD_URLs whose https redirect was already logged (a client is built per analysis: warn once per process)."""
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _STATES = ("targetState", "liveState", "normalizedLiveState", "predictedLiveState")
 
@@ -198,7 +210,11 @@ class ArgoCDClient:
             self.calls += 1
             try:
                 resp = await self._http.get(path, params=params)
+                if resp.is_redirect:
+                    resp = await self._follow_https_upgrade(resp)
             except httpx.TransportError as e:  # timeouts included
+                if _untrusted_certificate(e):
+                    raise ArgoCDError(wording.ARGOCD_TLS_UNTRUSTED.format(url=self.base_url, reason=_reason(e))) from e
                 if attempt < self.retries:
                     await asyncio.sleep(delay)
                     delay *= 2
@@ -215,9 +231,28 @@ class ArgoCDClient:
             try:
                 body = resp.json()
             except ValueError as e:
-                raise ArgoCDError(f"Argo CD at {self.base_url} answered {path} with something that is not JSON") from e
+                content_type = resp.headers.get("content-type", "no content type").split(";")[0]
+                raise ArgoCDError(wording.ARGOCD_NOT_JSON.format(url=self.base_url, path=path, status=resp.status_code,
+                                                                 content_type=content_type)) from e  # fmt: skip
             return body if isinstance(body, dict) else {}
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _follow_https_upgrade(self, resp: httpx.Response) -> httpx.Response:
+        """Follow ``resp`` (a redirect) when it only upgrades to HTTPS on the same host; else explain it."""
+        target = resp.next_request.url if resp.next_request is not None else None
+        if target is None or not _is_https_upgrade(resp.request.url, target):
+            where = str(target) if target is not None else resp.headers.get("location", "nowhere")
+            hint = wording.ARGOCD_REDIRECT_LOGIN_HINT if target is not None and target.host != resp.url.host else ""
+            text = wording.ARGOCD_REDIRECT.format(url=self.base_url, status=resp.status_code, target=where, hint=hint)
+            raise ArgoCDError(text, status=resp.status_code)
+        upgraded = str(self._http.base_url.copy_with(scheme="https", port=None)).rstrip("/")
+        if self.base_url not in _WARNED_UPGRADES:
+            _WARNED_UPGRADES.add(self.base_url)
+            log.warning(wording.ARGOCD_HTTPS_UPGRADE.format(url=self.base_url, target=upgraded))
+        self._http.base_url = httpx.URL(upgraded + "/")
+        self.base_url = upgraded
+        # the same request on https: httpx sends Authorization there as well (same host, only the scheme changes)
+        return await self._http.send(self._http.build_request("GET", target))
 
     def _error(self, resp: httpx.Response, app: str | None) -> ArgoCDError:
         message = _message(resp)
@@ -287,6 +322,20 @@ def _retry_after(resp: httpx.Response, default: float) -> float:
         return min(float(raw), 30.0) if raw is not None else default
     except ValueError:
         return default
+
+
+def _is_https_upgrade(source: httpx.URL, target: httpx.URL) -> bool:
+    return (source.scheme == "http" and target.scheme == "https" and source.host == target.host
+            and source.port in (None, 80) and target.port in (None, 443))  # fmt: skip
+
+
+def _untrusted_certificate(e: httpx.TransportError) -> bool:
+    cause: BaseException | None = e
+    while cause is not None:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _reason(e: httpx.TransportError) -> str:

@@ -1,0 +1,108 @@
+"""Readiness means "webhooks can be accepted durably": Slack's state is shown, never required; /metrics can have a
+port of its own.
+
+The real app on real sockets (uvicorn), real Redis, the fake Slack Web API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from bot.app import Runtime, build_app, build_services, server_for
+from bot.config import ConfigError, Settings, load_settings
+from tests.fakes.argocd import FakeArgoCD
+from tests.fakes.kube import FakeKubernetes
+from tests.fakes.slack import FakeSlack
+from tests.service_kit import free_port, running, service_settings, until
+
+
+@pytest.fixture
+def settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_url: str, tmp_path: Path,
+             monkeypatch: pytest.MonkeyPatch) -> Settings:  # fmt: skip
+    return service_settings(slack, argocd, kube, redis_url, tmp_path, monkeypatch)
+
+
+WEBHOOK = {"app": {"name": "shop", "namespace": "argocd"}, "sync": {"status": "OutOfSync", "revision": "abc"}}
+
+
+async def _slack_auth(http: httpx.AsyncClient, want: str) -> None:
+    async def seen() -> bool:
+        return bool((await http.get("/readyz")).json()["info"]["slack_auth"] == want)
+
+    await until(seen, 10)
+
+
+async def test_a_revoked_slack_token_is_shown_but_the_replica_stays_ready(settings: Settings) -> None:
+    settings.slack.bot_token = SecretStr("xoxb-revoked")
+
+    async with running(settings, workers=0) as bot:
+        await _slack_auth(bot.http, "failed")
+        ready = await bot.http.get("/readyz")
+        assert ready.status_code == 200 and ready.json()["ready"] is True
+        assert "argo_why_slack_auth_ok 0.0" in (await bot.http.get("/metrics")).text
+        assert (await bot.webhook(WEBHOOK)).status_code == 202
+
+
+async def test_a_slack_outage_keeps_the_replica_ready_and_webhooks_queued(settings: Settings, slack: FakeSlack) -> None:
+    slack.down()
+    try:
+        async with running(settings, workers=0) as bot:
+            await _slack_auth(bot.http, "failed")
+            assert (await bot.http.get("/readyz")).status_code == 200
+            assert (await bot.webhook(WEBHOOK)).status_code == 202
+            assert await bot.services.queue.depth() == 1
+    finally:
+        slack.up()
+
+
+async def test_slack_auth_is_reported_ok_when_slack_accepts_the_token(settings: Settings) -> None:
+    async with running(settings, workers=0) as bot:
+        await _slack_auth(bot.http, "ok")
+        assert "argo_why_slack_auth_ok 1.0" in (await bot.http.get("/metrics")).text
+
+
+@contextlib.asynccontextmanager
+async def _on_two_ports(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient]]:
+    services = build_services(settings)
+    app = build_app(services, runtime=Runtime(services, workers=0, tick_s=0.2))
+    server, sockets = server_for(app, settings, host="127.0.0.1")
+    task = asyncio.create_task(server.serve(sockets=sockets))
+    while not server.started:
+        await asyncio.sleep(0.01)
+    try:
+        async with (
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{settings.runtime.port}") as main,
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{settings.runtime.metrics_port}") as metrics,
+        ):
+            yield main, metrics
+    finally:
+        server.should_exit = True
+        await task
+
+
+async def test_metrics_port_serves_metrics_alone_and_the_main_port_no_longer_does(settings: Settings) -> None:
+    settings.runtime.port, settings.runtime.metrics_port = free_port(), free_port()
+
+    async with _on_two_ports(settings) as (main, metrics):
+        scraped = await metrics.get("/metrics")
+        assert scraped.status_code == 200 and "argo_why_webhooks_total" in scraped.text
+        assert (await main.get("/metrics")).status_code == 404
+        assert (await metrics.post("/webhooks/argocd", json=WEBHOOK)).status_code == 404
+        assert (await metrics.post("/slack/events", content=b"{}")).status_code == 404
+        assert (await main.get("/readyz")).status_code == 200
+
+
+def test_metrics_port_must_differ_from_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PORT", "8080")
+    monkeypatch.setenv("METRICS_PORT", "8080")
+    with pytest.raises(ConfigError, match="METRICS_PORT must differ from PORT"):
+        load_settings()
+    monkeypatch.setenv("METRICS_PORT", "9090")
+    assert load_settings().runtime.metrics_port == 9090
