@@ -152,6 +152,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     resources_compared: int = 0
     ignored: int = 0
+    not_compared: list[ResourceRef] = field(default_factory=list)
+    """Desired objects with no live counterpart: the report says nothing about them."""
     warnings: list[str] = field(default_factory=list)
     """Said first: a write loop in progress (selfHeal against another controller), and the like."""
     application: dict[str, Any] | None = None
@@ -161,6 +163,11 @@ class Report:
     def drifted(self) -> bool:
         return bool(self.findings)
 
+    @property
+    def complete(self) -> bool:
+        """Every desired object was compared: without findings, the app matches Git."""
+        return not self.not_compared
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "app": self.app,
@@ -169,13 +176,19 @@ class Report:
             "notes": list(self.notes),
             "summary": {
                 "resources_compared": self.resources_compared,
+                "not_compared": len(self.not_compared),
                 "findings": len(self.findings),
                 "already_ignored": self.ignored,
             },
+            "not_compared": [r.to_dict() for r in self.not_compared],
         }
         if self.application is not None:
             out["application"] = self.application
         return out
+
+
+def _resource_from_dict(r: dict[str, Any]) -> ResourceRef:
+    return ResourceRef(r.get("group") or "", r["kind"], r.get("namespace") or "", r["name"], r.get("version") or "")
 
 
 def report_from_dict(data: dict[str, Any]) -> Report:
@@ -186,8 +199,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         obj = w.get("object")
         findings.append(
             Finding(
-                resource=ResourceRef(r.get("group") or "", r["kind"], r.get("namespace") or "", r["name"],
-                                     r.get("version") or ""),
+                resource=_resource_from_dict(r),
                 pointer=f["pointer"],
                 desired=f.get("desired"),
                 live=f.get("live"),
@@ -211,6 +223,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         notes=list(data.get("notes") or []),
         resources_compared=int(summary.get("resources_compared") or 0),
         ignored=int(summary.get("already_ignored") or 0),
+        not_compared=[_resource_from_dict(r) for r in data.get("not_compared") or []],
         warnings=list(data.get("warnings") or []),
         application=data.get("application"),
     )

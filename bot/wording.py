@@ -77,6 +77,14 @@ NO_MANAGED_FIELDS = (
     "findings on it have lowered confidence."
 )
 NOT_LIVE = "{label} is in the desired manifests but not among the live objects: it was not compared."
+NOT_COMPARED = (
+    "{count} of {total} desired object(s) were not compared (no live counterpart): the report says nothing about them."
+)
+NO_DRIFT = "No drift: {compared} resource(s) of {app} match Git."
+INCOMPLETE = (
+    "Incomplete: no field differs in the {compared} compared resource(s) of {app}, but {count} desired object(s) "
+    "were not compared, so this is not a clean bill: {labels}."
+)
 NO_APP = "No --app given and no tracking annotation found: shared-resource detection is off."
 ALREADY_IGNORED = "{count} difference(s) are already covered by existing ignoreDifferences rules."
 RULE_NOT_VERIFIED = "the proposed rule did not pass its self-check and was withdrawn"

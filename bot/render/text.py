@@ -82,7 +82,11 @@ def render(report: Report) -> str:
 
 def _body(report: Report) -> str:
     if not report.findings:
-        head = f"No drift: {report.resources_compared} resource(s) of {report.app or 'the app'} match Git."
+        app, compared = report.app or "the app", report.resources_compared
+        head = wording.NO_DRIFT.format(compared=compared, app=app)
+        if report.not_compared:
+            labels = ", ".join(r.label for r in report.not_compared)
+            head = wording.INCOMPLETE.format(compared=compared, app=app, count=len(report.not_compared), labels=labels)
         return "\n".join([head, *(f"note: {n}" for n in report.notes)]) + "\n"
     resources = len({f.resource for f in report.findings})
     out = [
