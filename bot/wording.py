@@ -72,6 +72,65 @@ def explanation(pointer: str, resource_label: str, reason: str, desired: Any, li
     return f"{pointer} of {resource_label} is {values}: {reason}."
 
 
+# --- Verdict reasons and evidence (bot/analysis/causes.py, writers.py) ---
+# A reason completes the sentence "<pointer> of <resource> is <values>: <reason>."; evidence lines stand alone.
+# None of them may carry a field value (Secrets): only names of managers, objects, webhooks and sources.
+TRACKING_HOW = {"annotation": "tracking annotation", "label": "app.kubernetes.io/instance label"}
+REASON_SHARED = "Application {app} also applies this object and synced it last"
+EVIDENCE_SHARED = "the live {how} names Application {app}, not {ours}"
+REASON_DEFAULT = "{source} fills in this value when the manifest leaves the field out, and no other writer touched it"
+REASON_DROPPED_DEFAULT = (
+    "Git writes the default explicitly and the stored object leaves it out ({source}): absent means the same"
+)
+EVIDENCE_DEFAULT = "known default, from {source}: {pattern}"
+REASON_MASKED_RENDER = (
+    "Argo CD applied this same revision at its last sync and wrote another value than it renders now (Secret "
+    "values are masked, so the renders themselves cannot be compared)"
+)
+REASON_RENDERS_DIFFER = "two renders of the same revision give different values, and Argo CD wrote the live one"
+EVIDENCE_RENDERS_DIFFER = "--desired and --desired-again differ at this field"
+REASON_NO_MANAGED_FIELDS = "the live object carries no managedFields, so nobody can be named"
+REASON_WEBHOOK_UNOWNED = (
+    "no field manager owns it, and webhook {webhook} of {configuration} intercepts {operations} of this object"
+)
+EVIDENCE_WEBHOOK = "{configuration}: webhook {webhook} matches"
+EVIDENCE_WEBHOOK_OPS = "{configuration}: webhook {webhook} matches {operations}"
+REASON_ABSENT_UNEXPLAINED = "the field is absent live and no manager explains why"
+REASON_NOBODY_OWNS = (
+    "no field manager owns the live value: admission webhooks change objects without recording ownership"
+)
+REASON_WEBHOOK_REWROTE = (
+    "Argo CD sent its value (so it owns the field), and webhook {webhook} of {configuration} rewrote it on admission"
+)
+REASON_WEBHOOK_ADDED = (
+    "webhook {webhook} of {configuration} added it on admission; Argo CD only owns the list or map around it "
+    "because it applies that as a whole"
+)
+REASON_SENT_GIT_VALUE = (
+    "Argo CD sent Git's value (its last-applied-configuration shows it) and owns the field, yet another value is "
+    "stored: an admission webhook changed it on the way in (no MutatingWebhookConfiguration in the context "
+    "matches; add them with --context to name it)"
+)
+EVIDENCE_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration: Argo CD sent Git's value"
+REASON_ARGOCD_WROTE = (
+    "Argo CD itself wrote the live value (a rollback, an older revision or a manual sync); nothing in the inputs "
+    "shows another writer"
+)
+AN_AUTOSCALER = "an autoscaler"
+VIA_SCALE = " through the scale subresource"
+REASON_AUTOSCALER = "{what} sets the replica count ({manager}{via})"
+EVIDENCE_SCALER = "{scaler} targets this object"
+REASON_PERSON = "a person changed it with {manager}"
+REASON_SYNTHETIC = "the owner is the API server's placeholder entry {manager}; the real writer is lost"
+REASON_OTHER_GITOPS = "{tool} applies this object too"
+REASON_OPERATOR = "the controller {manager} writes this field{via}"
+ON_BEHALF = " on behalf of {label}"
+REASON_UNKNOWN_MANAGER = (
+    "{manager} wrote it ({operation}): a field manager argo-why does not know, and nothing in the context points "
+    "at it, so this is most likely a controller but could also be a person's script that names its own manager"
+)
+EVIDENCE_UNKNOWN_MANAGER = "{manager} is not a known controller's field manager, and no context object names it"
+
 NO_MANAGED_FIELDS = (
     "{label} has no managedFields (exported without --show-managed-fields?): ownership is unknown and "
     "findings on it have lowered confidence."

@@ -1,0 +1,156 @@
+"""Verdicts that hold beyond the casebook: defaulting is proven, confidence is earned (issue 9, points 1 and 3)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from bot.analysis import explain
+from bot.model import Finding
+from tests.conftest import deployment, entry, live_of
+
+TOLERATION = {"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}
+INJECTED = {"key": "cloud.example.com/spot", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def with_tolerations(ssa: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Git renders one toleration; live has a second one appended at admission, in a list Argo CD owns whole."""
+    d = deployment()
+    d["spec"]["template"]["spec"]["tolerations"] = [TOLERATION]
+    live = live_of(d)
+    argo = live["metadata"]["managedFields"][0]
+    argo["fieldsV1"]["f:spec"]["f:template"]["f:spec"]["f:tolerations"] = {}
+    if not ssa:  # client-side apply: Update, with the last-applied-configuration annotation
+        argo["operation"] = "Update"
+        live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = json.dumps(d)
+    live["spec"]["template"]["spec"]["tolerations"] = [TOLERATION, INJECTED]
+    return d, live
+
+
+def webhook(name: str = "spot-tolerations", resources: str = "deployments") -> dict[str, Any]:
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": name},
+        "webhooks": [
+            {
+                "name": "tolerations.spot.example.com",
+                "rules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+                           "resources": [resources]}],
+            }
+        ],
+    }  # fmt: skip
+
+
+def only(findings: list[Finding]) -> Finding:
+    assert len(findings) == 1, [(f.pointer, f.cause) for f in findings]
+    return findings[0]
+
+
+def test_an_item_a_webhook_appends_to_a_list_argocd_owns_is_the_webhooks() -> None:
+    d, live = with_tolerations()
+    f = only(explain([d], [live], [webhook()], app="shop").findings)
+    assert (f.pointer, f.cause, f.confidence) == ("/spec/template/spec/tolerations/1", "mutating-webhook", "confirmed")
+    assert f.writer.object is not None and f.writer.object.name == "spot-tolerations"
+    assert f.writer.manager == "argocd-controller"  # the atomic list's owner, as the decoder reads it
+
+
+def test_without_the_webhook_configuration_last_applied_still_shows_admission_changed_it() -> None:
+    d, live = with_tolerations()
+    f = only(explain([d], [live], app="shop").findings)
+    assert (f.cause, f.confidence) == ("mutating-webhook", "likely")
+    assert "last-applied-configuration" in f.explanation
+
+
+def test_without_webhook_or_last_applied_an_added_item_is_never_a_default() -> None:
+    d, live = with_tolerations(ssa=True)
+    f = only(explain([d], [live], app="shop").findings)
+    assert f.cause == "unknown" and f.fix.rule is None
+
+
+def test_custom_resource_list_items_and_keys_are_not_assumed_defaults() -> None:
+    d: dict[str, Any] = {
+        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "n"},
+        "spec": {"parts": [{"name": "a"}]},
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    live["spec"]["parts"][0]["size"] = 3  # no CRD, no known default: nothing proves this is a default
+    live["metadata"]["managedFields"] = [entry("argocd-controller", {"f:spec": {"f:parts": {}}}, "Apply")]
+    f = only(explain([d], [live], app="shop").findings)
+    assert f.pointer == "/spec/parts/0/size" and f.cause != "api-defaulting"
+
+
+def crd(default: Any, field: str = "size") -> dict[str, Any]:
+    item = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, field: {"type": "integer", "default": default}},
+    }
+    spec = {"type": "object", "properties": {"parts": {"type": "array", "items": item}}}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": True, "storage": True,
+                          "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}],
+        },
+    }  # fmt: skip
+
+
+def test_the_crd_schema_in_the_context_proves_a_default_when_the_value_agrees() -> None:
+    d: dict[str, Any] = {
+        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "n"},
+        "spec": {"parts": [{"name": "a"}]},
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    live["spec"]["parts"][0]["size"] = 3
+    live["metadata"]["managedFields"] = [entry("argocd-controller", {"f:spec": {"f:parts": {}}}, "Apply")]
+    f = only(explain([d], [live], [crd(3)], app="shop").findings)
+    assert (f.cause, f.confidence) == ("api-defaulting", "confirmed")
+    assert any("widgets.example.com" in e for e in f.evidence)
+    assert only(explain([d], [live], [crd(5)], app="shop").findings).cause != "api-defaulting"
+
+
+def test_git_writing_a_zero_default_the_server_drops_is_normalization_not_unknown() -> None:
+    d: dict[str, Any] = {
+        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "n"},
+        "spec": {"parts": [{"name": "a", "enabled": False}]},
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    del live["spec"]["parts"][0]["enabled"]
+    live["metadata"]["managedFields"] = [entry("widget-operator", {"f:spec": {"f:parts": {}}})]
+    schema = crd(False, field="enabled")
+    f = only(explain([d], [live], [schema], app="shop").findings)
+    assert f.pointer == "/spec/parts/0/enabled" and f.cause == "operator"  # the operator rewrote the list
+    live["metadata"]["managedFields"] = [entry("argocd-controller", {"f:spec": {"f:parts": {}}}, "Apply")]
+    f = only(explain([d], [live], [schema], app="shop").findings)
+    assert (f.cause, f.confidence) == ("normalization", "confirmed")
+    # a built-in kind drops an omitempty false by itself
+    dep = deployment()
+    dep["spec"]["template"]["spec"]["hostNetwork"] = False
+    f = only(explain([dep], [live_of(deployment())], app="shop").findings)
+    assert (f.pointer, f.cause, f.confidence) == ("/spec/template/spec/hostNetwork", "normalization", "likely")
+
+
+def annotated(manager: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    d = deployment()
+    live = live_of(d, entry(manager, {"f:metadata": {"f:labels": {"f:app.kubernetes.io/name": {}}}}))
+    live["metadata"]["labels"]["app.kubernetes.io/name"] = "rewritten"
+    return d, live
+
+
+def test_an_unknown_manager_is_at_most_likely_and_could_be_a_script() -> None:
+    f = only(explain(*map(lambda o: [o], annotated("nightly-relabel")), app="shop").findings)
+    assert (f.cause, f.confidence) == ("operator", "likely")
+    assert "person's script" in f.explanation
+
+
+def test_a_known_controller_is_confirmed() -> None:
+    for manager in ("kube-controller-manager", "openshift.io/image-registry-pull-secrets_service-account-controller",
+                    "cert-manager-cainjector", "pilot-discovery"):  # fmt: skip
+        f = only(explain(*map(lambda o: [o], annotated(manager)), app="shop").findings)
+        assert (f.cause, f.confidence) == ("operator", "confirmed"), manager
