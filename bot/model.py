@@ -100,6 +100,10 @@ class Fix:
     hides: list[str] = field(default_factory=list)
     verified: bool | None = None
     fallback: bool = False
+    caution: str | None = None
+    """Said with the rule when it hides an image, a command, args or a whole section: Git changes there stop syncing."""
+    avoid: list[str] = field(default_factory=list)
+    """What not to do about this cause (never the fix itself: re-syncing is the fix of a manual edit)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +114,8 @@ class Fix:
             "hides": list(self.hides),
             "verified": self.verified,
             "fallback": self.fallback,
+            "caution": self.caution,
+            "avoid": list(self.avoid),
         }
 
 
@@ -212,7 +218,8 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                 fix=Fix(action=x.get("action", "investigate"), rule=x.get("rule"),
                         sync_options=list(x.get("sync_options") or []), alternative=x.get("alternative"),
                         hides=list(x.get("hides") or []), verified=x.get("verified"),
-                        fallback=bool(x.get("fallback"))),
+                        fallback=bool(x.get("fallback")), caution=x.get("caution"),
+                        avoid=list(x.get("avoid") or [])),
                 evidence=list(f.get("evidence") or []),
             )
         )  # fmt: skip

@@ -9,6 +9,7 @@ values through :func:`bot.analysis.masking.mask` first.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 CAUSE_TITLES: dict[str, str] = {
@@ -46,11 +47,62 @@ ALTERNATIVES: dict[str, str] = {
     "and managedFields (kubectl get --show-managed-fields) for a better answer.",
 }
 
-DO_NOT = (
-    "Do not re-sync again and again: the other writer will put its value back.",
-    "Do not turn on selfHeal until the cause is understood: it turns this into a write loop.",
-    "Do not edit the live object by hand: the change is invisible in Git and will be reverted or fought over.",
-)
+_NO_RESYNC = "Do not re-sync again and again: {who} puts its value back after every sync."
+_NO_SELFHEAL = "Do not turn on selfHeal before the rule or the source fix is in: Argo CD and {who} would fight."
+_NO_HAND_EDIT = "Do not edit the live object by hand: the change is invisible in Git and will be overwritten."
+_NO_OTHER_WRITER = "Do not look for another writer: {who}, and nothing else writes this field."
+AVOID: dict[str, tuple[str, ...]] = {
+    # What not to do, per cause; never the fix itself (for a manual edit, re-syncing is the fix).
+    "autoscaler": (
+        _NO_RESYNC.format(who="the autoscaler"),
+        _NO_SELFHEAL.format(who="the autoscaler"),
+        "Do not pin the replica count by hand (kubectl scale): the autoscaler owns it.",
+    ),
+    "operator": (_NO_RESYNC.format(who="the controller"), _NO_SELFHEAL.format(who="the controller"), _NO_HAND_EDIT),
+    "mutating-webhook": (
+        "Do not re-sync again and again: the webhook changes the value again on every update.",
+        _NO_SELFHEAL.format(who="the webhook"),
+        _NO_HAND_EDIT,
+    ),
+    "api-defaulting": (
+        _NO_OTHER_WRITER.format(who="the API server fills in the default"),
+        "Do not keep the fallback rule once Git writes the default (or ServerSideDiff is on): it only hides noise.",
+    ),
+    "normalization": (
+        _NO_OTHER_WRITER.format(who="the API server stores the same value in its own form"),
+        "Do not expect a sync to settle it: the API server normalises the value again every time.",
+    ),
+    "nondeterministic-render": (
+        "Do not ignore the field: a value that changes on every render would change silently on every sync.",
+        "Do not expect a sync to settle it: the next render differs again.",
+    ),
+    "shared-resource": (
+        "Do not ignore the difference: two Applications would keep overwriting each other unseen.",
+        "Do not delete the object from one app before the other is its only owner (Prune=false on the copy).",
+    ),
+    "other-gitops": (
+        "Do not ignore the difference: two GitOps tools would keep overwriting each other unseen.",
+        _NO_SELFHEAL.format(who="the other tool"),
+    ),
+    "manual-edit": (
+        "Do not add an ignore rule: it would hide the hand-made change, and every later one there.",
+        "Do not edit the live object again to 'fix' it: sync from Git, or commit the value to Git.",
+    ),
+    "unknown": (
+        "Do not add an ignore rule until the writer is known: it could hide a real change.",
+        "Do not turn on selfHeal until the cause is understood: it could turn this into a write loop.",
+    ),
+}
+"""What not to do, per cause: said under each finding and, for the causes a report holds, at its end."""
+
+
+def avoid_lines(causes: Iterable[str]) -> list[str]:
+    """The "what not to do" lines for these causes, in their order, each line once."""
+    out: list[str] = []
+    for cause in causes:
+        out.extend(line for line in AVOID.get(cause, ()) if line not in out)
+    return out
+
 
 MASK = "<redacted>"
 
@@ -146,7 +198,13 @@ INCOMPLETE = (
 )
 NO_APP = "No --app given and no tracking annotation found: shared-resource detection is off."
 ALREADY_IGNORED = "{count} difference(s) are already covered by existing ignoreDifferences rules."
-RULE_NOT_VERIFIED = "the proposed rule did not pass its self-check and was withdrawn"
+NO_NARROW_RULE = (
+    "no ignore rule can hide this without also hiding values Git sets (list items are selected by content or key, "
+    "and none tells these apart), so none is proposed"
+)
+CAUTION_WIDE_RULE = (
+    "Caution: the rule hides {fields} of {resource}, so future Git changes there will not be synced either."
+)
 NO_CLUSTER = (
     "No cluster context ({reason}): HPAs, ScaledObjects, webhook configurations and namespaces were not "
     "checked, so causes that need them have lowered confidence."

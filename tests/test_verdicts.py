@@ -112,6 +112,8 @@ def test_the_crd_schema_in_the_context_proves_a_default_when_the_value_agrees() 
     f = only(explain([d], [live], [crd(3)], app="shop").findings)
     assert (f.cause, f.confidence) == ("api-defaulting", "confirmed")
     assert any("widgets.example.com" in e for e in f.evidence)
+    # the narrowest leaf, in every item: never the whole list
+    assert f.fix.rule is not None and f.fix.rule.get("jqPathExpressions") == [".spec.parts[].size"]
     assert only(explain([d], [live], [crd(5)], app="shop").findings).cause != "api-defaulting"
 
 
@@ -154,3 +156,88 @@ def test_a_known_controller_is_confirmed() -> None:
                     "cert-manager-cainjector", "pilot-discovery"):  # fmt: skip
         f = only(explain(*map(lambda o: [o], annotated(manager)), app="shop").findings)
         assert (f.cause, f.confidence) == ("operator", "confirmed"), manager
+
+
+# --- a rule never hides what Git manages (point 2) --------------------------------------------------------
+
+
+def hidden(rule: dict[str, Any], obj: dict[str, Any]) -> list[str]:
+    from bot.analysis.pointer import join
+    from bot.analysis.rules import rule_paths
+
+    return sorted(join(p) for p in rule_paths(rule, obj))
+
+
+def test_a_rule_for_an_appended_item_selects_it_by_content_and_spares_gits_items() -> None:
+    d, live = with_tolerations()
+    f = only(explain([d], [live], [webhook()], app="shop").findings)
+    assert f.fix.rule is not None and f.fix.rule["jqPathExpressions"] == [
+        '.spec.template.spec.tolerations[] | select(.key == "cloud.example.com/spot")'
+    ]
+    assert hidden(f.fix.rule, live) == ["/spec/template/spec/tolerations/1"] and hidden(f.fix.rule, d) == []
+
+
+def test_an_appended_copy_of_a_git_item_gets_no_rule_and_says_why() -> None:
+    d, live = with_tolerations()
+    live["spec"]["template"]["spec"]["tolerations"] = [TOLERATION, TOLERATION]
+    f = only(explain([d], [live], [webhook()], app="shop").findings)
+    assert f.cause == "mutating-webhook" and f.fix.rule is None and f.fix.verified is False
+    assert f.fix.action == "server-side-diff" and "none is proposed" in f.explanation
+
+
+def test_scalar_items_are_selected_by_value() -> None:
+    d: dict[str, Any] = {
+        "apiVersion": "example.com/v1", "kind": "Route", "metadata": {"name": "r", "namespace": "n"},
+        "spec": {"hosts": ["shop.example.com"]},
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    live["spec"]["hosts"].append("shop.internal")
+    live["metadata"]["managedFields"] = [entry("route-operator", {"f:spec": {"f:hosts": {}}})]
+    f = only(explain([d], [live], app="shop").findings)
+    assert f.fix.rule is not None and f.fix.rule["jqPathExpressions"] == [
+        '.spec.hosts[] | select(. == "shop.internal")'
+    ]
+
+
+def test_a_list_git_leaves_empty_is_named_whole() -> None:
+    d, live = with_tolerations()
+    d["spec"]["template"]["spec"]["tolerations"] = []
+    live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = json.dumps(d)
+    findings = explain([d], [live], [webhook()], app="shop").findings
+    assert [f.fix.rule and f.fix.rule.get("jsonPointers") for f in findings] == [
+        ["/spec/template/spec/tolerations"]
+    ] * 2
+
+
+def test_rules_that_hide_an_image_or_a_whole_section_say_what_stops_syncing() -> None:
+    d = deployment()
+    live = live_of(d, entry("image-pinner", {"f:spec": {"f:template": {"f:spec": {"f:containers": {
+        'k:{"name":"app"}': {"f:image": {}}}}}}}))  # fmt: skip
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/acme/web@sha256:0123"
+    f = only(explain([d], [live], app="shop").findings)
+    assert f.fix.caution is not None and "/spec/template/spec/containers/0/image" in f.fix.caution
+    assert "will not be synced either" in f.explanation
+    d, live = with_tolerations()
+    d["spec"]["template"]["spec"]["tolerations"] = []
+    assert all(f.fix.caution is None for f in explain([d], [live], [webhook()], app="shop").findings)
+
+
+# --- advice follows the cause (point 4) -------------------------------------------------------------------
+
+
+def test_what_not_to_do_never_contradicts_the_fix() -> None:
+    from bot import wording
+    from bot.render.text import render
+
+    d = deployment()
+    live = live_of(d, entry("kubectl-edit", {"f:spec": {"f:replicas": {}}}))
+    live["spec"]["replicas"] = 5
+    report = explain([d], [live], app="shop")
+    [f] = report.findings
+    assert f.cause == "manual-edit" and f.fix.action == "revert"
+    assert not any("re-sync" in line for line in f.fix.avoid)
+    text = render(report)
+    assert "Do not re-sync" not in text and wording.AVOID["manual-edit"][0] in text
+    for cause in ("api-defaulting", "normalization"):
+        assert any("another writer" in line for line in wording.AVOID[cause])
+        assert not any("selfHeal" in line for line in wording.AVOID[cause])

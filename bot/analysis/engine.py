@@ -180,7 +180,9 @@ def _finding(delta: Delta, inp: ObjectInputs) -> Finding:
     live = None if live is MISSING else live
     text = wording.explanation(pointer, ref.label, verdict.reason, desired, live)
     if fix.verified is False:
-        text += f" ({wording.RULE_NOT_VERIFIED})"
+        text += f" ({wording.NO_NARROW_RULE})"
+    if fix.caution:
+        text += f" {fix.caution}"
     return Finding(
         resource=ref,
         pointer=pointer,

@@ -101,7 +101,7 @@ def _body(report: Report) -> str:
             out.extend(_finding(f))
             out.append("")
     out.append("What not to do:")
-    out.extend(f"  - {line}" for line in wording.DO_NOT)
+    out.extend(f"  - {line}" for line in wording.avoid_lines(f.cause for f in report.findings))
     for n in report.notes:
         out.append(f"note: {n}")
     return "\n".join(out) + "\n"
