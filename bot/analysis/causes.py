@@ -99,8 +99,8 @@ def _defaulting(f: FieldFacts) -> Verdict | None:
     if f.added_item:
         return None  # an item that appears in a list is something a controller or a webhook added, not a default
     proof = proves(ref.group, ref.kind, ref.version, delta.path, delta.live, f.obj.crd())
-    if proof is None:
-        return None
+    if proof is None or (not proof.certain and f.obj.index.webhooks_for(f.obj.live)):
+        return None  # a published default of some version is no proof against a webhook that could have set it
     return Verdict(
         "api-defaulting",
         "confirmed" if proof.certain else "likely",

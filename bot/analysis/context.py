@@ -32,6 +32,9 @@ _CLUSTER_SCOPED_KINDS = frozenset(
         "ClusterIssuer", "GatewayClass", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
     }
 )  # fmt: skip
+SCALER_KINDS = frozenset({"HorizontalPodAutoscaler", "ScaledObject", "MachineAutoscaler"})
+"""Objects whose ``spec.scaleTargetRef`` names what they scale: HPAs, KEDA's ScaledObjects, OpenShift's
+MachineAutoscalers (the cluster autoscaler's per-MachineSet bounds)."""
 _IRREGULAR_PLURALS = {"Endpoints": "endpoints", "NetworkPolicy": "networkpolicies"}
 
 
@@ -136,7 +139,7 @@ class ContextIndex:
                 if key in seen:
                     continue
                 seen.add(key)
-                if kind in ("HorizontalPodAutoscaler", "ScaledObject"):
+                if kind in SCALER_KINDS:
                     idx.scalers.append(o)
                 elif kind == "MutatingWebhookConfiguration":
                     idx.mutating.append(o)
@@ -155,7 +158,7 @@ class ContextIndex:
 
     # --- scalers --------------------------------------------------------------------------------
     def scaler_for(self, obj: dict[str, Any]) -> ObjectRef | None:
-        """The ScaledObject (preferred: it owns the HPA it creates) or HPA targeting ``obj``."""
+        """The ScaledObject (preferred: it owns the HPA it creates), HPA or MachineAutoscaler targeting ``obj``."""
         m = meta(obj)
         best: ObjectRef | None = None
         for s in self.scalers:

@@ -5,15 +5,18 @@ when some source says so and the value agrees with it:
 
 1. the ``default:`` of the CRD's openAPIV3Schema, when the CRD is among the inputs
    (``--context``, or the app's own desired or live objects): ``confirmed``;
-2. the built-in kinds' table (``data/defaults.json``: API defaulting, allocation,
-   admission plugins, serialization; never a controller's later write): ``confirmed``;
-3. well-known CRDs' schema defaults bundled in ``data/crd-defaults.json`` (Gateway
+2. the built-in kinds' tables (``data/defaults.json``: API defaulting, allocation,
+   admission plugins, serialization, never a controller's later write; and, for the
+   kinds it leaves out, webhook configurations and API services in
+   ``data/known-defaults.json``): ``confirmed``;
+3. well-known CRDs' schema defaults bundled in ``data/known-defaults.json`` (Gateway
    API, External Secrets), which vary with the installed version: ``likely``.
 
 A map is a default when each of its leaves is one (a PVC template's
 ``status: {phase: Pending}``). The converse case, Git writing a default the
-server does not store, is :func:`dropped`: a value equal to the schema's default,
-or a ``false``/``0`` of a built-in kind, which Go's ``omitempty`` leaves out.
+server does not store, is :func:`dropped`: a value equal to the schema's default
+(``confirmed`` as above), or a ``false``/``0``, which Go's ``omitempty`` leaves out
+(``likely``: absent means the zero value to Go-based APIs and controllers).
 
 Guarantees: pure; lookups are cached per kind; a malformed CRD or table entry
 proves nothing (``None``), never raises.
@@ -61,12 +64,23 @@ def _load(name: str) -> dict[str, Any]:
 
 
 @cache
-def _table(name: str, key: str) -> tuple[_Rule, ...]:
+def _builtin(kind: str) -> tuple[_Rule, ...]:
+    """defaults.json's rules for a built-in kind (a copy of ../shared/k8s/defaults.json)."""
     out = []
-    for ptr, spec in (_load(name).get(key) or {}).items():
+    for ptr, spec in (_load("defaults.json").get(kind) or {}).items():
         if isinstance(spec, dict) and ptr.startswith("/") and spec.get("mechanism") not in _NOT_DEFAULTING:
             out.append(_Rule(tuple(ptr[1:].split("/")), spec.get("value"), str(spec.get("mechanism", "default"))))
     return tuple(out)
+
+
+@cache
+def _known(group: str, kind: str) -> tuple[tuple[_Rule, ...], bool]:
+    """known-defaults.json's rules for ``group/kind``, and whether they are certain (built-in) or version-dependent."""
+    table = _load("known-defaults.json").get(f"{group}/{kind}")
+    if not isinstance(table, dict):
+        return (), False
+    rules = tuple(_Rule(tuple(p[1:].split("/")), v, "default") for p, v in (table.get("defaults") or {}).items())
+    return rules, bool(table.get("certain"))
 
 
 def _matches(pattern: tuple[str, ...], path: Sequence[Token]) -> bool:
@@ -136,12 +150,14 @@ def proves(
     if crd is not None and _by_schema(_schema_node(crd, version, path), value):
         return Proof(_crd_label(crd), pointer, True)
     if is_known(group, kind):
-        rule = _by_table(_table("defaults.json", kind), path, value)
+        rule = _by_table(_builtin(kind), path, value)
         if rule is not None:
             return Proof(f"the API server ({rule.mechanism})", "/" + "/".join(rule.pattern), True)
-    rule = _by_table(_table("crd-defaults.json", f"{group}/{kind}"), path, value)
+    rules, certain = _known(group, kind)
+    rule = _by_table(rules, path, value)
     if rule is not None:
-        return Proof(f"the published schema of {kind} ({group})", "/" + "/".join(rule.pattern), False)
+        source = "the API server (default)" if certain else f"the published schema of {kind} ({group})"
+        return Proof(source, "/" + "/".join(rule.pattern), certain)
     return None
 
 
@@ -152,7 +168,9 @@ def dropped(
     proof = proves(group, kind, version, path, value, crd)
     if proof is not None:
         return proof
-    if is_known(group, kind) and (value is False or (type(value) in (int, float) and value == 0)):
-        # built-in types serialise through Go structs: an omitempty bool or number that is false or 0 disappears
-        return Proof("Go's omitempty (a false or 0 the API server does not store)", "", False)
+    if value is False or (type(value) in (int, float) and value == 0):
+        # built-in types serialise through Go structs, and custom resources through their conversion webhooks and
+        # controllers: an omitempty false or 0 disappears, and absent means the zero value to them
+        where = "the API server" if is_known(group, kind) else "the API server or a conversion"
+        return Proof(f"Go's omitempty: {where} does not keep a false or 0", "", False)
     return None

@@ -23,6 +23,8 @@ A rule that hides an image, a command, args or a whole section carries a
 from __future__ import annotations
 
 import copy
+import json
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
@@ -218,23 +220,36 @@ def _spares_git(rule: dict[str, Any], desired: dict[str, Any], differing: Sequen
     return True
 
 
+def _signature(d: Delta) -> tuple[Any, ...]:
+    """A difference as the same difference wherever a removed list item shifted it: its path without indices and
+    both values."""
+    shape = tuple("[]" if isinstance(t, int) else t for t in d.path)
+    return (shape, *(None if v is MISSING else json.dumps(v, sort_keys=True) for v in (d.desired, d.live)))
+
+
 def verify(rule: dict[str, Any], delta: Delta, desired: dict[str, Any], live: dict[str, Any], hides: list[str]) -> bool:
-    """The rule removes this finding, removes only differences inside ``hides``, spares every value Git sets that
-    agrees with live, and creates no difference of its own (hiding a live item Git renders would)."""
+    """The rule removes this finding and only differences inside ``hides``, spares every value Git sets that
+    agrees with live, and creates no difference of its own (hiding a live item Git renders would). Differences are
+    matched by :func:`_signature`, since hiding a list item shifts the indices of the items after it."""
     try:
         before = diff_objects(desired, live)
-        after = diff_objects(apply_rule(rule, desired), apply_rule(rule, live))
-        differing = [d.desired_path for d in before]
-        if not _spares_git(rule, desired, differing):
+        after = Counter(_signature(d) for d in diff_objects(apply_rule(rule, desired), apply_rule(rule, live)))
+        if not _spares_git(rule, desired, [d.desired_path for d in before]):
             return False
     except ValueError:
         return False
-    if delta.pointer in {d.pointer for d in after}:
+    removed = []
+    for d in before:
+        sig = _signature(d)
+        if after[sig] > 0:
+            after[sig] -= 1
+        else:
+            removed.append(d)
+    if +after:  # a difference that was not there before
         return False
-    if not {d.desired_path for d in after} <= set(differing):
+    if delta not in removed:
         return False
-    removed = {d.pointer for d in before} - {d.pointer for d in after}
-    return all(any(covers(h, p) for h in hides) for p in removed)
+    return all(any(covers(h, d.pointer) for h in hides) for d in removed)
 
 
 def _caution(hides: list[str], live: dict[str, Any], ref: ResourceRef) -> str | None:

@@ -38,10 +38,12 @@ _FLUX_LABELS = (
     ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace", "Kustomization"),
     ("helm.toolkit.fluxcd.io/name", "helm.toolkit.fluxcd.io/namespace", "HelmRelease"),
 )
+AUTOSCALER_MANAGERS = {"cluster-autoscaler": "the Cluster Autoscaler"}
+"""Scalers that write replica counts themselves, through the scale subresource, without an HPA: by name."""
 KNOWN_CONTROLLERS = frozenset(
     {
         "kube-controller-manager", "cloud-controller-manager", "kube-scheduler", "kubelet", "kube-apiserver",
-        "cluster-autoscaler", "vpa-updater", "vpa-recommender", "vpa-admission-controller", "keda-operator",
+        "vpa-updater", "vpa-recommender", "vpa-admission-controller", "keda-operator",
         "rollouts-controller", "argo-rollouts", "pilot-discovery", "istiod", "istio-operator", "linkerd-destination",
         "linkerd-proxy-injector", "cainjector", "external-secrets", "kyverno", "gatekeeper", "trust-manager",
         "aws-load-balancer-controller", "ingress-nginx-controller", "prometheus-operator", "strimzi-cluster-operator",
@@ -141,11 +143,13 @@ def _other_owner(f: FieldFacts) -> Verdict:
     m = chosen.manager
     scaler = f.obj.index.scaler_for(live)
     via_scale = chosen.subresource == "scale"
-    if (f.delta.path == ("spec", "replicas") and scaler is not None) or (m == "kube-controller-manager" and via_scale):
-        what = scaler.label if scaler else wording.AN_AUTOSCALER
+    replicas = f.delta.path == ("spec", "replicas")
+    known_scaler = m in AUTOSCALER_MANAGERS and (replicas or via_scale)
+    if (replicas and scaler is not None) or (m == "kube-controller-manager" and via_scale) or known_scaler:
+        what = scaler.label if scaler else AUTOSCALER_MANAGERS.get(m, wording.AN_AUTOSCALER)
         return Verdict(
             "autoscaler",
-            "confirmed" if scaler else "likely",
+            "confirmed" if scaler or known_scaler else "likely",
             f.writer(scaler),
             wording.REASON_AUTOSCALER.format(what=what, manager=m, via=wording.VIA_SCALE if via_scale else ""),
             ([wording.EVIDENCE_SCALER.format(scaler=scaler.label)] if scaler else []) + ev,
