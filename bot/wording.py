@@ -163,6 +163,11 @@ REASON_SENT_GIT_VALUE = (
     "stored: an admission webhook changed it on the way in (no MutatingWebhookConfiguration in the context "
     "matches; add them with --context to name it)"
 )
+REASON_WEBHOOK_OR_SCHEMA = (
+    "Argo CD sent Git's object without this key (its last-applied-configuration shows it), and it appeared at "
+    "admission: a mutating webhook or a default of the CRD's schema added it; add the CRD and the webhook "
+    "configurations with --context to tell which"
+)
 EVIDENCE_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration: Argo CD sent Git's value"
 REASON_ARGOCD_WROTE = (
     "Argo CD itself wrote the live value (a rollback, an older revision or a manual sync); nothing in the inputs "

@@ -241,3 +241,35 @@ def test_what_not_to_do_never_contradicts_the_fix() -> None:
     for cause in ("api-defaulting", "normalization"):
         assert any("another writer" in line for line in wording.AVOID[cause])
         assert not any("selfHeal" in line for line in wording.AVOID[cause])
+
+
+def test_an_item_prepended_by_a_webhook_is_selected_by_content_where_it_shows() -> None:
+    """Position-matched lists shift: the added item's own finding gets a rule for that item alone; the rule of each
+    shifted position must still name the finding's pointer, as the casebook checks it."""
+    d = deployment()
+    live = live_of(d)
+    live["spec"]["template"]["spec"]["containers"][1]["args"] = ["--log-level=debug", "--config", "/etc/envoy"]
+    report = explain([d], [live], [webhook()], app="shop")
+    first = report.findings[0]
+    assert first.pointer == "/spec/template/spec/containers/1/args/0" and first.fix.rule is not None
+    assert first.fix.rule["jqPathExpressions"] == [
+        '.spec.template.spec.containers[] | select(.name == "proxy") | .args[] | select(. == "--log-level=debug")'
+    ]
+    for f in report.findings:
+        assert f.fix.rule is not None and any(f.pointer.startswith(h) for h in f.fix.hides), f.pointer
+
+
+def test_a_key_that_appeared_at_admission_in_a_custom_resource_is_not_pinned_on_a_webhook_blindly() -> None:
+    """Argo CD sent Git's item (last-applied shows it); a key appeared in it. Without the CRD or a matching webhook,
+    a schema default and a webhook are both possible: unknown, and the reason names both."""
+    d: dict[str, Any] = {
+        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "n"},
+        "spec": {"parts": [{"name": "a"}]},
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    live["spec"]["parts"][0]["size"] = 3
+    live["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": json.dumps(d)}
+    live["metadata"]["managedFields"] = [entry("argocd-controller", {"f:spec": {"f:parts": {}}})]
+    f = only(explain([d], [live], app="shop").findings)
+    assert f.cause == "unknown" and "webhook" in f.explanation and "CRD" in f.explanation
+    assert only(explain([d], [live], [crd(3)], app="shop").findings).cause == "api-defaulting"

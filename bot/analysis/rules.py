@@ -33,6 +33,7 @@ import jq
 
 from bot import wording
 from bot.analysis import schema, selectors
+from bot.analysis.canonical import deep_equal
 from bot.analysis.diff import Delta, diff_objects
 from bot.analysis.pointer import MISSING, Path, Token, covers, join, resolve
 from bot.model import Action, Fix, ResourceRef
@@ -103,10 +104,46 @@ def _candidates(delta: Delta, desired: dict[str, Any], live: dict[str, Any], gro
     if whole_item and (not resolve(desired, delta.desired_path[:-1]) or delta.live is MISSING):
         # Git renders nothing in this list, or the item is Git's and gone live: the list is where the finding shows
         yield from whole_list()
+        yield from _added_items(delta, desired, live, group, kind, strategies)
         yield from item()
     else:
+        yield from _added_items(delta, desired, live, group, kind, strategies)
         yield from item()
         yield from whole_list()
+
+
+def _added_items(delta: Delta, desired: dict[str, Any], live: dict[str, Any], group: str, kind: str,
+                 strategies: tuple[str, ...]) -> Iterator[dict[str, list[str]]]:  # fmt: skip
+    """For a difference in a list compared by position whose only change is items live has in addition (appended,
+    prepended or inserted), the rule that selects those items by content: without them the list is Git's."""
+    for pos in range(len(delta.path) - 1, -1, -1):
+        if not isinstance(delta.path[pos], int):
+            continue
+        lt = schema.list_type(group, kind, schema.schema_path(delta.path[:pos] + (0,))[:-2])
+        git_items, live_items = resolve(desired, delta.desired_path[:pos]), resolve(live, delta.path[:pos])
+        if lt.kind == "map" or not isinstance(git_items, list) or not isinstance(live_items, list):
+            continue
+        added = _added(git_items, live_items)
+        conds = [selectors.added_condition(live_items[i], git_items) for i in added or ()]
+        if not conds or any(c is None for c in conds):
+            continue
+        for strategy in strategies:
+            base = _expression(delta, desired, live, group, kind, strategy, upto=pos)
+            if base is not None:
+                either = " or ".join(f"({c})" if len(conds) > 1 else str(c) for c in conds)
+                yield {"jqPathExpressions": [f"{base}[] | select({either})"]}
+        return
+
+
+def _added(git_items: list[Any], live_items: list[Any]) -> list[int] | None:
+    """The indices of the live items to drop so that the live list is Git's, in order; ``None`` when no such set."""
+    added, at = [], 0
+    for i, item in enumerate(live_items):
+        if at < len(git_items) and deep_equal(item, git_items[at]):
+            at += 1
+        else:
+            added.append(i)
+    return added if at == len(git_items) and added else None
 
 
 def _expression(
@@ -227,17 +264,21 @@ def _signature(d: Delta) -> tuple[Any, ...]:
     return (shape, *(None if v is MISSING else json.dumps(v, sort_keys=True) for v in (d.desired, d.live)))
 
 
-def verify(rule: dict[str, Any], delta: Delta, desired: dict[str, Any], live: dict[str, Any], hides: list[str]) -> bool:
-    """The rule removes this finding and only differences inside ``hides``, spares every value Git sets that
-    agrees with live, and creates no difference of its own (hiding a live item Git renders would). Differences are
-    matched by :func:`_signature`, since hiding a list item shifts the indices of the items after it."""
+def verify(
+    rule: dict[str, Any], delta: Delta, desired: dict[str, Any], live: dict[str, Any], hides: list[str]
+) -> list[str] | None:
+    """``hides`` completed when the rule removes this finding and only differences inside what it hides, spares
+    every value Git sets that agrees with live, and creates no difference of its own (hiding a live item Git renders
+    would); ``None`` when it does not. Differences are matched by :func:`_signature`, since hiding a list item shifts
+    the indices of the items after it. An item only Git has is hidden in Git's object: its pointer joins ``hides``."""
     try:
         before = diff_objects(desired, live)
+        hidden_desired = rule_paths(rule, desired)
         after = Counter(_signature(d) for d in diff_objects(apply_rule(rule, desired), apply_rule(rule, live)))
         if not _spares_git(rule, desired, [d.desired_path for d in before]):
-            return False
+            return None
     except ValueError:
-        return False
+        return None
     removed = []
     for d in before:
         sig = _signature(d)
@@ -246,10 +287,18 @@ def verify(rule: dict[str, Any], delta: Delta, desired: dict[str, Any], live: di
         else:
             removed.append(d)
     if +after:  # a difference that was not there before
-        return False
-    if delta not in removed:
-        return False
-    return all(any(covers(h, d.pointer) for h in hides) for d in removed)
+        return None
+    out = list(hides)
+    for d in removed:
+        if d.live is MISSING and any(d.desired_path[: len(h)] == h for h in hidden_desired):
+            out.append(d.pointer)  # the rule hides it on Git's side
+    if delta not in removed or (delta.live is not MISSING and not any(covers(h, delta.pointer) for h in out)):
+        return None  # the finding must go, and where it shows: the rule names its live pointer or one above it
+    # a hidden list item shifts the ones after it: their positional differences go with it
+    shifted = [h.rsplit("/", 1)[0] for h in out if h.rsplit("/", 1)[-1].isdigit()]
+    if not all(any(covers(h, d.pointer) for h in [*out, *shifted]) for d in removed):
+        return None
+    return sorted(h for h in set(out) if not any(o != h and covers(o, h) for o in out))
 
 
 def _caution(hides: list[str], live: dict[str, Any], ref: ResourceRef) -> str | None:
@@ -281,12 +330,12 @@ def propose(cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any],
         tried.add(repr(paths))
         rule = {**scope, **paths}
         try:
-            hides = sorted({join(p) for p in rule_paths(rule, live)} or {join(p) for p in rule_paths(rule, desired)})
+            hides = sorted({join(p) for p in rule_paths(rule, live)})
         except ValueError:
             continue
-        hides = hides or [delta.pointer]
-        if verify(rule, delta, desired, live, hides):
-            fix.rule, fix.hides, fix.verified, fix.fallback = rule, hides, True, fallback
+        verified = verify(rule, delta, desired, live, hides)
+        if verified:
+            fix.rule, fix.hides, fix.verified, fix.fallback = rule, verified, True, fallback
             fix.sync_options = list(sync_options)
             fix.caution = _caution(hides, live, ref)
             return fix

@@ -22,6 +22,7 @@ from bot.analysis.context import labels_of
 from bot.analysis.facts import FieldFacts, Verdict
 from bot.analysis.managedfields import SYNTHETIC_MANAGERS
 from bot.analysis.pointer import MISSING, resolve
+from bot.analysis.schema import is_known
 from bot.model import ObjectRef, Writer
 
 _HUMAN_MANAGERS = frozenset({"Mozilla", "k9s", "argocd-server", "Lens", "OpenLens", "headlamp", "kubernetes-dashboard"})
@@ -118,6 +119,12 @@ def _argocd_owned(f: FieldFacts) -> Verdict:
         )  # fmt: skip
     sent = _last_applied_value(f)
     if sent is not None and deep_equal(sent, f.delta.desired) and not deep_equal(sent, f.delta.live):
+        ref = f.obj.ref
+        if f.delta.desired is MISSING and not f.added_item and not is_known(ref.group, ref.kind) and not f.obj.crd():
+            # a key that appeared at admission in a custom resource: a webhook, or a schema default of a CRD we
+            # cannot see; neither is shown
+            return Verdict("unknown", "possible", f.writer(), wording.REASON_WEBHOOK_OR_SCHEMA,
+                           [wording.EVIDENCE_LAST_APPLIED, *f.evidence])  # fmt: skip
         return Verdict(
             "mutating-webhook",
             "likely",
