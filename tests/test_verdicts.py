@@ -69,14 +69,25 @@ def test_without_webhook_or_last_applied_an_added_item_is_never_a_default() -> N
     assert f.cause == "unknown" and f.fix.rule is None
 
 
-def test_custom_resource_list_items_and_keys_are_not_assumed_defaults() -> None:
+def widgets(
+    git_part: dict[str, Any], live_part: dict[str, Any], manager: str = "argocd-controller", operation: str = "Apply"
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A custom resource whose one list item Git renders as ``git_part`` and live holds as ``live_part``; ``manager``
+    owns the list (atomic, as every list of a custom resource)."""
     d: dict[str, Any] = {
-        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "n"},
-        "spec": {"parts": [{"name": "a"}]},
-    }  # fmt: skip
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "n"},
+        "spec": {"parts": [git_part]},
+    }
     live = copy.deepcopy(d)
-    live["spec"]["parts"][0]["size"] = 3  # no CRD, no known default: nothing proves this is a default
-    live["metadata"]["managedFields"] = [entry("argocd-controller", {"f:spec": {"f:parts": {}}}, "Apply")]
+    live["spec"]["parts"] = [live_part]
+    live["metadata"]["managedFields"] = [entry(manager, {"f:spec": {"f:parts": {}}}, operation)]
+    return d, live  # fmt: skip
+
+
+def test_custom_resource_list_items_and_keys_are_not_assumed_defaults() -> None:
+    d, live = widgets({"name": "a"}, {"name": "a", "size": 3})  # no CRD, no known default: nothing proves one
     f = only(explain([d], [live], app="shop").findings)
     assert f.pointer == "/spec/parts/0/size" and f.cause != "api-defaulting"
 
@@ -102,13 +113,7 @@ def crd(default: Any, field: str = "size") -> dict[str, Any]:
 
 
 def test_the_crd_schema_in_the_context_proves_a_default_when_the_value_agrees() -> None:
-    d: dict[str, Any] = {
-        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "n"},
-        "spec": {"parts": [{"name": "a"}]},
-    }  # fmt: skip
-    live = copy.deepcopy(d)
-    live["spec"]["parts"][0]["size"] = 3
-    live["metadata"]["managedFields"] = [entry("argocd-controller", {"f:spec": {"f:parts": {}}}, "Apply")]
+    d, live = widgets({"name": "a"}, {"name": "a", "size": 3})
     f = only(explain([d], [live], [crd(3)], app="shop").findings)
     assert (f.cause, f.confidence) == ("api-defaulting", "confirmed")
     assert any("widgets.example.com" in e for e in f.evidence)
@@ -118,13 +123,7 @@ def test_the_crd_schema_in_the_context_proves_a_default_when_the_value_agrees() 
 
 
 def test_git_writing_a_zero_default_the_server_drops_is_normalization_not_unknown() -> None:
-    d: dict[str, Any] = {
-        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "n"},
-        "spec": {"parts": [{"name": "a", "enabled": False}]},
-    }  # fmt: skip
-    live = copy.deepcopy(d)
-    del live["spec"]["parts"][0]["enabled"]
-    live["metadata"]["managedFields"] = [entry("widget-operator", {"f:spec": {"f:parts": {}}})]
+    d, live = widgets({"name": "a", "enabled": False}, {"name": "a"}, "widget-operator", "Update")
     schema = crd(False, field="enabled")
     f = only(explain([d], [live], [schema], app="shop").findings)
     assert f.pointer == "/spec/parts/0/enabled" and f.cause == "operator"  # the operator rewrote the list
@@ -262,14 +261,8 @@ def test_an_item_prepended_by_a_webhook_is_selected_by_content_where_it_shows() 
 def test_a_key_that_appeared_at_admission_in_a_custom_resource_is_not_pinned_on_a_webhook_blindly() -> None:
     """Argo CD sent Git's item (last-applied shows it); a key appeared in it. Without the CRD or a matching webhook,
     a schema default and a webhook are both possible: unknown, and the reason names both."""
-    d: dict[str, Any] = {
-        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "n"},
-        "spec": {"parts": [{"name": "a"}]},
-    }  # fmt: skip
-    live = copy.deepcopy(d)
-    live["spec"]["parts"][0]["size"] = 3
+    d, live = widgets({"name": "a"}, {"name": "a", "size": 3}, operation="Update")
     live["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": json.dumps(d)}
-    live["metadata"]["managedFields"] = [entry("argocd-controller", {"f:spec": {"f:parts": {}}})]
     f = only(explain([d], [live], app="shop").findings)
     assert f.cause == "unknown" and "webhook" in f.explanation and "CRD" in f.explanation
     assert only(explain([d], [live], [crd(3)], app="shop").findings).cause == "api-defaulting"
