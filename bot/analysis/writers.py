@@ -1,15 +1,18 @@
 """Step 5 of the cause rules: the owner decides, and who the known owners are.
 
 No managedFields at all -> unknown; nobody owns the field -> a mutating webhook;
-only Argo CD owns it -> a mutating webhook when one intercepts the object (or
-Argo CD's own last-applied-configuration shows it sent Git's value), else
-unknown; another owner -> autoscaler, manual edit, other GitOps tool or operator.
+only Argo CD owns it (the field, or an atomic list around a webhook's item) -> a
+mutating webhook when one intercepts the object (or Argo CD's own
+last-applied-configuration shows it sent Git's value), else unknown; another
+owner -> autoscaler (a scaler in the context, kube-controller-manager through the
+scale subresource, or the cluster autoscaler), manual edit, other GitOps tool or
+operator.
 
 Confidence means something: ``confirmed`` only when ownership and context both
-prove the cause (a known controller's manager name, a matching HPA or
-ScaledObject, a matching webhook configuration); a manager this module does not
-know, with nothing in the context pointing at it, is at most ``likely`` and the
-reason says it could be a person's script.
+prove the cause (a known controller's manager name, a matching HPA, ScaledObject
+or MachineAutoscaler, a matching webhook configuration); a manager this module
+does not know, with nothing in the context pointing at it, is at most ``likely``
+and the reason says it could be a person's script.
 
 Guarantees: pure; reasons and evidence never contain field values (Secrets).
 """
