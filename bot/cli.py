@@ -3,7 +3,7 @@
 Subcommands: ``explain`` (files in, report out), ``why`` (the same against a live
 Argo CD, read-only), ``blame`` (who owns every line), ``serve`` (the Slack bot) and
 ``demo`` (the whole bot offline, on the bundled examples). Exit status: 0 no drift,
-1 drift explained, 2 bad input or configuration (one line on stderr naming the
+1 drift explained or desired objects left uncompared, 2 bad input or configuration (one line on stderr naming the
 file and document, or the variable), 3 upstream or internal error. No traceback
 reaches the user unless ``ARGO_WHY_DEBUG=1`` is set.
 """
@@ -25,21 +25,22 @@ from bot.model import Report
 EXIT_CLEAN, EXIT_DRIFT, EXIT_BAD_INPUT, EXIT_UPSTREAM = 0, 1, 2, 3
 
 
-def read_objects(paths: Sequence[str], *, require_name: bool = True) -> list[dict[str, Any]]:
+def read_objects(paths: Sequence[str], *, require_name: bool = True, require_kind: bool = True) -> list[dict[str, Any]]:
+    """The objects of every file (``-`` is stdin), read as bytes: the loader decodes UTF-8, UTF-16, byte order marks."""
     from bot.analysis import load_documents
 
     objs: list[dict[str, Any]] = []
     for p in paths:
+        data: str | bytes
         if p == "-":
-            text, source = sys.stdin.read(), "<stdin>"
+            stdin = getattr(sys.stdin, "buffer", None)  # a replaced stdin (tests) may be text only
+            data, source = (stdin.read() if stdin is not None else sys.stdin.read()), "<stdin>"
         else:
             try:
-                text, source = Path(p).read_text(encoding="utf-8"), p
+                data, source = Path(p).read_bytes(), p
             except OSError as e:
                 raise BadInput(f"cannot read: {e.strerror or e}", source=p) from e
-            except UnicodeDecodeError as e:
-                raise BadInput("not UTF-8 text", source=p) from e
-        objs.extend(load_documents(text, source, require_name=require_name))
+        objs.extend(load_documents(data, source, require_name=require_name, require_kind=require_kind))
     return objs
 
 
@@ -64,25 +65,25 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from bot.analysis import explain
 
     desired = read_objects(args.desired)
-    live = read_objects(args.live)
+    live = read_objects(args.live, require_kind=False)  # a pasted live object may start at metadata:
     context = read_objects(args.context) if args.context else []
     again = read_objects(args.desired_again) if args.desired_again else None
-    if desired and live and not _any_pair(desired, live):
+    report = explain(desired, live, context, app=args.app, desired_again=again)
+    if desired and live and not report.resources_compared:
         raise BadInput(
             "no object in --desired has a counterpart in --live (same group, kind, namespace, name)",
             source=", ".join(args.live),
         )
-    report = explain(desired, live, context, app=args.app, desired_again=again)
     sys.stdout.write(render(report, args.format))
     if args.format != "text":  # the text report prints its notes itself
         for note in report.notes:
             print(f"argo-why: note: {note}", file=sys.stderr)
-    return EXIT_DRIFT if report.findings else EXIT_CLEAN
+    return exit_status(report)
 
 
-def _any_pair(desired: list[dict[str, Any]], live: list[dict[str, Any]]) -> bool:
-    names = {(o.get("kind"), (o.get("metadata") or {}).get("name")) for o in live}
-    return any((o.get("kind"), (o.get("metadata") or {}).get("name")) in names for o in desired)
+def exit_status(report: Report) -> int:
+    """1 for drift, and for a report that left desired objects out (incomplete is not clean); else 0."""
+    return EXIT_DRIFT if report.findings or report.not_compared else EXIT_CLEAN
 
 
 def cmd_why(args: argparse.Namespace) -> int:
@@ -102,7 +103,7 @@ def cmd_why(args: argparse.Namespace) -> int:
 
     report = asyncio.run(run())
     sys.stdout.write(render(report, args.format))
-    return EXIT_DRIFT if report.findings else EXIT_CLEAN
+    return exit_status(report)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

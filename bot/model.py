@@ -100,6 +100,10 @@ class Fix:
     hides: list[str] = field(default_factory=list)
     verified: bool | None = None
     fallback: bool = False
+    caution: str | None = None
+    """Said with the rule when it hides an image, a command, args or a whole section: Git changes there stop syncing."""
+    avoid: list[str] = field(default_factory=list)
+    """What not to do about this cause (never the fix itself: re-syncing is the fix of a manual edit)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +114,8 @@ class Fix:
             "hides": list(self.hides),
             "verified": self.verified,
             "fallback": self.fallback,
+            "caution": self.caution,
+            "avoid": list(self.avoid),
         }
 
 
@@ -152,6 +158,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     resources_compared: int = 0
     ignored: int = 0
+    not_compared: list[ResourceRef] = field(default_factory=list)
+    """Desired objects with no live counterpart: the report says nothing about them."""
     warnings: list[str] = field(default_factory=list)
     """Said first: a write loop in progress (selfHeal against another controller), and the like."""
     application: dict[str, Any] | None = None
@@ -161,6 +169,11 @@ class Report:
     def drifted(self) -> bool:
         return bool(self.findings)
 
+    @property
+    def complete(self) -> bool:
+        """Every desired object was compared: without findings, the app matches Git."""
+        return not self.not_compared
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "app": self.app,
@@ -169,13 +182,19 @@ class Report:
             "notes": list(self.notes),
             "summary": {
                 "resources_compared": self.resources_compared,
+                "not_compared": len(self.not_compared),
                 "findings": len(self.findings),
                 "already_ignored": self.ignored,
             },
+            "not_compared": [r.to_dict() for r in self.not_compared],
         }
         if self.application is not None:
             out["application"] = self.application
         return out
+
+
+def _resource_from_dict(r: dict[str, Any]) -> ResourceRef:
+    return ResourceRef(r.get("group") or "", r["kind"], r.get("namespace") or "", r["name"], r.get("version") or "")
 
 
 def report_from_dict(data: dict[str, Any]) -> Report:
@@ -186,8 +205,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         obj = w.get("object")
         findings.append(
             Finding(
-                resource=ResourceRef(r.get("group") or "", r["kind"], r.get("namespace") or "", r["name"],
-                                     r.get("version") or ""),
+                resource=_resource_from_dict(r),
                 pointer=f["pointer"],
                 desired=f.get("desired"),
                 live=f.get("live"),
@@ -200,7 +218,8 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                 fix=Fix(action=x.get("action", "investigate"), rule=x.get("rule"),
                         sync_options=list(x.get("sync_options") or []), alternative=x.get("alternative"),
                         hides=list(x.get("hides") or []), verified=x.get("verified"),
-                        fallback=bool(x.get("fallback"))),
+                        fallback=bool(x.get("fallback")), caution=x.get("caution"),
+                        avoid=list(x.get("avoid") or [])),
                 evidence=list(f.get("evidence") or []),
             )
         )  # fmt: skip
@@ -211,6 +230,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         notes=list(data.get("notes") or []),
         resources_compared=int(summary.get("resources_compared") or 0),
         ignored=int(summary.get("already_ignored") or 0),
+        not_compared=[_resource_from_dict(r) for r in data.get("not_compared") or []],
         warnings=list(data.get("warnings") or []),
         application=data.get("application"),
     )

@@ -145,12 +145,14 @@ async def investigate(
         return fresh or d.live
 
     lives = await asyncio.gather(*(live_of(d) for d in modified))
-    desired, live, reported = [], [], {}
+    desired, live, reported, missing = [], [], {}, []
     for d, lv in zip(modified, lives, strict=True):
         obj = _with_owners(d, lv)
         if d.target is None or obj is None:
             side = "Git" if d.target is None else "the cluster"
             notes.append(f"{d.kind} {d.name} is missing from {side}: not a field difference, not analysed")
+            if d.target is not None:  # Git has it, the cluster not: the report must not pass for clean
+                missing.append(resource_ref(d.target))
             continue
         desired.append(d.target)
         live.append(obj)
@@ -166,6 +168,7 @@ async def investigate(
     )
     report.findings = [f for f in report.findings if _argocd_reports(f, reported)]
     report.notes = notes + report.notes
+    report.not_compared = missing + report.not_compared
     report.application = facts
     report.warnings = loop_warnings(facts, report.findings)
     return report

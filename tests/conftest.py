@@ -15,15 +15,15 @@ if TYPE_CHECKING:  # the fakes are imported when a fixture first needs them
     from tests.fakes.slack import FakeSlack
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-CASEBOOK = SHARED / "casebook"
-CORPUS = SHARED / "corpus"
-
-
-def need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"{path} is not present (the shared/ folder sits beside the checkout in CI)")
-    return path
+SCENARIOS = ROOT / "tests" / "scenarios"
+CASEBOOK = SCENARIOS / "casebook"
+"""The shared casebook as vendored into the repository (tests/scenarios/README.md): scenarios, README, check.py."""
+EXTRA = SCENARIOS / "extra"
+"""argo-why's own scenarios, in the casebook's format, checked by the same check.py."""
+CORPUS = SCENARIOS / "corpus"
+"""Argo CD's, gitops-engine's and kubectl-blame's test objects, vendored (tests/scenarios/corpus/INDEX.md)."""
+SHARED_CASEBOOK = ROOT.parent / "shared" / "casebook"
+"""The shared casebook beside the checkout, when present: the reference the vendored copy was taken from."""
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def serve_case(argocd: FakeArgoCD, kube: FakeKubernetes, case: str, **kw: Any) -
     from tests.fakes.argocd import app_from_case
     from tests.fakes.kube import context_from_case
 
-    folder = need(CASEBOOK / "cases" / case)
+    folder = CASEBOOK / "cases" / case
     app, resources, renders = app_from_case(folder, **kw)
     argocd.add_app(app, resources, renders)
     kube.add(*context_from_case(folder))

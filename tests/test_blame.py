@@ -1,7 +1,7 @@
 """``argo-why blame`` prints what kubectl-blame prints.
 
 The reference is kubectl-blame's own test data, copied byte for byte into
-../shared/corpus/kubectl-blame/, and its marshal_test.go expectation; the rest pins
+tests/scenarios/corpus/kubectl-blame/, and its marshal_test.go expectation; the rest pins
 down time formats, Lists, Secret masking and Go's YAML string quoting.
 """
 
@@ -21,16 +21,14 @@ from hypothesis import strategies as st
 
 from bot.analysis.blame import _human_duration, _yaml_string, blame, blame_many
 from bot.errors import BadInput
+from tests.conftest import CORPUS
 
-KUBECTL_BLAME = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "kubectl-blame"
+KUBECTL_BLAME = CORPUS / "kubectl-blame"
 NOW = datetime(2024, 1, 1, 12, 0, 0, tzinfo=UTC)
 
 
 def _corpus(name: str) -> Path:
-    path = KUBECTL_BLAME / name
-    if not path.exists():
-        pytest.skip(f"{path} is absent: kubectl-blame's test data lives in the shared/ folder beside the checkout")
-    return path
+    return KUBECTL_BLAME / name
 
 
 def _entry(manager: str, fields: dict[str, Any], operation: str = "Update", time: str | None = None) -> dict[str, Any]:

@@ -9,11 +9,11 @@ import pytest
 
 from bot.cli import main
 from bot.demo import EXAMPLES
-from tests.conftest import CASEBOOK, ROOT, need
+from tests.conftest import CASEBOOK, ROOT
 
 
 def test_examples_meet_their_verdicts() -> None:
-    checker = need(CASEBOOK / "check.py")
+    checker = CASEBOOK / "check.py"
     proc = subprocess.run(
         [sys.executable, str(checker), str(EXAMPLES), "--cmd", f"{sys.executable} -m bot"],
         capture_output=True, text=True, cwd=ROOT, timeout=300,

@@ -1,4 +1,4 @@
-"""Ownership agrees with Argo CD's and gitops-engine's own test data (../shared/corpus/INDEX.md)."""
+"""Ownership agrees with Argo CD's and gitops-engine's own test data (tests/scenarios/corpus/INDEX.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from bot.analysis.loader import load_documents
 from bot.analysis.managedfields import entries_of, owners
 from bot.analysis.pointer import Path, split
-from tests.conftest import CORPUS, need
+from tests.conftest import CORPUS
 
 
 def _path(obj: Any, pointer: str) -> Path:
@@ -58,7 +58,7 @@ CLAIMS = [
 
 @pytest.mark.parametrize(("name", "pointer", "want"), CLAIMS)
 def test_owners_match_index(name: str, pointer: str, want: set[str]) -> None:
-    path = need(CORPUS / name)
+    path = CORPUS / name
     obj = load_documents(path.read_text(), name)[0]
     entries = entries_of(obj)
     assert entries is not None
@@ -71,7 +71,7 @@ def test_owners_match_index(name: str, pointer: str, want: set[str]) -> None:
 
 def test_every_owned_leaf_exists_in_its_object() -> None:
     """Sanity of the decoder on the whole corpus: walking each entry's tree never fails."""
-    for path in sorted(need(CORPUS).glob("*live*")):
+    for path in sorted(CORPUS.glob("*live*")):
         for obj in load_documents(path.read_text(), path.name):
             assert entries_of(obj), path.name
 
@@ -93,7 +93,7 @@ def test_ownership_agrees_with_kubectl_blame_tree(name: str) -> None:
     """Where kubectl-blame attributes a line to its own field (not inherited), owners() names the same entries."""
     from bot.analysis.blame import _build_tree, _item_node, _Node
 
-    path_ = need(CORPUS / "kubectl-blame" / name)
+    path_ = CORPUS / "kubectl-blame" / name
     for obj in load_documents(path_.read_text(), name, require_name=False):
         entries = entries_of(obj)
         assert entries is not None

@@ -19,13 +19,11 @@ import pytest
 from bot.config import Settings
 from bot.demo.runner import webhook_body
 from bot.queue import RedisQueue
-from tests.conftest import CASEBOOK, serve_case
+from tests.conftest import serve_case
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack, block_action_body, slash_command_body
 from tests.service_kit import CHANNEL, Bot, running, service_settings, until
-
-pytestmark = pytest.mark.skipif(not (CASEBOOK / "cases").is_dir(), reason="../shared/casebook is not present")
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
 """Slack rendering (bot/slack/render/): golden files, Block Kit limits, escaping, Secrets, ``--format slack``.
 
 Golden files live in tests/golden/slack/; ``UPDATE_GOLDEN=1 pytest tests/test_slack_render.py`` rewrites them
-(review the diff before committing). Goldens built from hand-made Reports always run; those built from the
-casebook's scenarios (the real analysis) are skipped when ../shared/casebook is absent.
+(review the diff before committing). Goldens are built from hand-made Reports and from the casebook's scenarios
+(the real analysis, on the copy vendored in tests/scenarios/casebook).
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ from bot.slack.render import (
     parent_message,
     thread_messages,
 )
-from tests.conftest import deployment, entry, live_of
+from tests.conftest import CASEBOOK, deployment, entry, live_of
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "slack"
-CASES = Path(__file__).resolve().parents[2] / "shared" / "casebook" / "cases"
+CASES = CASEBOOK / "cases"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 SHA = "4f1c2b9e8d7a6c5b4a3928171615141312111009"
 BUTTONS = Buttons(show_diff="st:diff:7f3a", mute="st:mute:7f3a", recheck="st:recheck:7f3a")
@@ -320,8 +320,6 @@ def case_report(name: str, *, again: bool = True) -> tuple[Report, dict[str, Any
     from bot.analysis import explain, load_documents
 
     folder = CASES / name
-    if not folder.is_dir():
-        pytest.skip(f"{folder} is not present (the shared/ folder sits beside the checkout)")
     spec = json.loads((folder / "case.json").read_text(encoding="utf-8"))
 
     def load(file: str) -> list[dict[str, Any]]:
@@ -359,8 +357,6 @@ def test_golden_casebook(case: str) -> None:
 
 
 def test_golden_casebook_digest() -> None:
-    if not CASES.is_dir():
-        pytest.skip("../shared/casebook is not present")
     items: list[tuple[Alert, Report | None]] = []
     for folder in sorted(CASES.iterdir()):
         report, spec = case_report(folder.name)

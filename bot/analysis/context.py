@@ -4,7 +4,8 @@ Built from ``--context`` objects plus the app's own desired and live objects (an
 HPA that is part of the app explains its Deployment's replicas as well as one
 from another app does). It answers: which scaler targets an object, which
 mutating webhooks would intercept an update of it, which Application a tracking
-id names, which Flux object applies it, which ignoreDifferences already exist.
+id names, which Flux object applies it, which ignoreDifferences already exist,
+which CustomResourceDefinition (and so which schema defaults) a custom resource has.
 
 Guarantees: pure; lookups never raise on malformed context objects (they are
 skipped); label selectors follow metav1.LabelSelector semantics.
@@ -31,6 +32,9 @@ _CLUSTER_SCOPED_KINDS = frozenset(
         "ClusterIssuer", "GatewayClass", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
     }
 )  # fmt: skip
+SCALER_KINDS = frozenset({"HorizontalPodAutoscaler", "ScaledObject", "MachineAutoscaler"})
+"""Objects whose ``spec.scaleTargetRef`` names what they scale: HPAs, KEDA's ScaledObjects, OpenShift's
+MachineAutoscalers (the cluster autoscaler's per-MachineSet bounds)."""
 _IRREGULAR_PLURALS = {"Endpoints": "endpoints", "NetworkPolicy": "networkpolicies"}
 
 
@@ -120,6 +124,8 @@ class ContextIndex:
     applications: dict[str, dict[str, Any]] = field(default_factory=dict)
     rollouts: list[dict[str, Any]] = field(default_factory=list)
     argocd_cm: dict[str, Any] | None = None
+    crds: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    """CustomResourceDefinitions by (group, kind): their schemas prove CRD defaults."""
 
     @classmethod
     def build(cls, *groups: Iterable[dict[str, Any]]) -> ContextIndex:
@@ -133,7 +139,7 @@ class ContextIndex:
                 if key in seen:
                     continue
                 seen.add(key)
-                if kind in ("HorizontalPodAutoscaler", "ScaledObject"):
+                if kind in SCALER_KINDS:
                     idx.scalers.append(o)
                 elif kind == "MutatingWebhookConfiguration":
                     idx.mutating.append(o)
@@ -145,11 +151,14 @@ class ContextIndex:
                     idx.rollouts.append(o)
                 elif kind == "ConfigMap" and m.get("name") == "argocd-cm":
                     idx.argocd_cm = o
+                elif kind == "CustomResourceDefinition" and isinstance(o.get("spec"), dict):
+                    names = o["spec"].get("names") or {}
+                    idx.crds.setdefault((str(o["spec"].get("group")), str(names.get("kind"))), o)
         return idx
 
     # --- scalers --------------------------------------------------------------------------------
     def scaler_for(self, obj: dict[str, Any]) -> ObjectRef | None:
-        """The ScaledObject (preferred: it owns the HPA it creates) or HPA targeting ``obj``."""
+        """The ScaledObject (preferred: it owns the HPA it creates), HPA or MachineAutoscaler targeting ``obj``."""
         m = meta(obj)
         best: ObjectRef | None = None
         for s in self.scalers:

@@ -1,12 +1,14 @@
 """The analysis: desired + live + context in, a Report out. Pure: no I/O of any kind.
 
 For every desired object with a live counterpart (matched by API group, kind,
-namespace and name), every difference (``diff``) gets its owners
+namespace and name; ``pairing`` says how incomplete pastes are matched), every difference (``diff``) gets its owners
 (``managedfields``), a cause (``causes``) and a fix (``rules``). Differences an
 existing ignoreDifferences rule already hides (the Application's own, or
 argocd-cm's) are not findings. Secret values are masked before they reach a
 Finding. Missing inputs (no live counterpart, no managedFields) become notes in
-the report and lower the confidence instead of failing.
+the report and lower the confidence instead of failing; desired objects that were
+not compared are listed in ``Report.not_compared``, so that a report without
+findings never passes for "no drift" when something was not looked at.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from bot.analysis.causes import ObjectInputs, decide
 from bot.analysis.context import ContextIndex, meta, tracked_app
 from bot.analysis.diff import Delta, diff_objects
 from bot.analysis.managedfields import Entry, entries_of, owners
+from bot.analysis.pairing import pair_objects
 from bot.analysis.pointer import MISSING, covers, join
 from bot.analysis.rules import propose, rule_paths
 from bot.analysis.schema import group_of
@@ -120,25 +123,16 @@ def explain(
     report = Report(app=app)
     if app is None:
         report.notes.append(wording.NO_APP)
-    live_by_key: dict[ObjKey, dict[str, Any]] = {}
-    live_by_name: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for obj in live:
-        ref = resource_ref(obj)
-        live_by_key.setdefault(ref_key(ref), obj)
-        live_by_name.setdefault((ref.group, ref.kind, ref.name), []).append(obj)
     again_by_key = {object_key(o): o for o in desired_again or ()}
-    index = ContextIndex.build(context, live, desired)
+    pairs = pair_objects(desired, live)
+    index = ContextIndex.build(context, [lobj for _, lobj in pairs if lobj is not None], live, desired)
     existing_rules = index.ignore_rules(app)
 
-    for raw in desired:
+    for raw, lobj in pairs:
         dobj = _normalize_desired(raw)
         ref = resource_ref(dobj)
-        lobj = live_by_key.get(ref_key(ref))
-        if lobj is None and not ref.namespace:
-            # Argo CD fills in the destination namespace when the manifest leaves it out
-            candidates = live_by_name.get((ref.group, ref.kind, ref.name), [])
-            lobj = candidates[0] if len(candidates) == 1 else None
         if lobj is None:
+            report.not_compared.append(ref)
             report.notes.append(wording.NOT_LIVE.format(label=ref.label))
             continue
         live_ref = resource_ref(lobj)
@@ -167,6 +161,8 @@ def explain(
                 report.ignored += 1
                 continue
             report.findings.append(_finding(delta, inputs))
+    if report.not_compared:
+        report.notes.insert(0, wording.NOT_COMPARED.format(count=len(report.not_compared), total=len(pairs)))
     if report.ignored:
         report.notes.append(wording.ALREADY_IGNORED.format(count=report.ignored))
     report.findings.sort(key=Finding.sort_key)
@@ -184,7 +180,9 @@ def _finding(delta: Delta, inp: ObjectInputs) -> Finding:
     live = None if live is MISSING else live
     text = wording.explanation(pointer, ref.label, verdict.reason, desired, live)
     if fix.verified is False:
-        text += f" ({wording.RULE_NOT_VERIFIED})"
+        text += f" ({wording.NO_NARROW_RULE})"
+    if fix.caution:
+        text += f" {fix.caution}"
     return Finding(
         resource=ref,
         pointer=pointer,

@@ -1,14 +1,18 @@
-"""Parse Kubernetes objects from YAML or JSON text.
+"""Parse Kubernetes objects from YAML or JSON text, as files hold it and as people paste it.
 
 Accepts one or many documents, ``kind: List`` (and ``*List`` with ``items``),
 JSON (a fast path, tried first when the text looks like JSON) and YAML (libyaml's
-C loader when available). Every object must have a ``kind`` and a
-``metadata.name``; anything else raises :class:`BadInput` naming the source and
-the document (1-based), never a traceback.
+C loader when available). Raw bytes are decoded first: UTF-8 (with or without a
+byte order mark), UTF-16 and UTF-32 (with a byte order mark, or UTF-16 without
+one, as Windows shells write redirected output). Every object must have a
+``metadata.name`` and, unless the caller accepts pastes that start at
+``metadata:``, a ``kind``; anything else raises :class:`BadInput` naming the
+source and the document (1-based), never a traceback.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 from typing import Any
 
@@ -20,6 +24,31 @@ try:  # libyaml is an order of magnitude faster; the pure-Python loader is the f
     _Loader: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Loader = yaml.SafeLoader
+
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16: FF FE 00 00 starts with UTF-16-LE's FF FE
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def decode(data: bytes, source: str) -> str:
+    """The text of a file: by its byte order mark, else UTF-16 when every other byte is NUL, else UTF-8."""
+    encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
+    if encoding is None and len(data) >= 2 and len(data) % 2 == 0:
+        # YAML and JSON are ASCII at heart: UTF-16 without a mark shows as NUL in every other byte
+        even, odd = data[0::2].count(0), data[1::2].count(0)
+        if odd > len(data) // 4 and even * 8 < odd:
+            encoding = "utf-16-le"
+        elif even > len(data) // 4 and odd * 8 < even:
+            encoding = "utf-16-be"
+    try:
+        return data.decode(encoding or "utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"not UTF-8 or UTF-16 text ({e.reason} at byte {e.start})", source=source) from e
 
 
 def _json_documents(text: str) -> list[Any] | None:
@@ -49,11 +78,15 @@ def _yaml_documents(text: str, source: str) -> list[Any]:
     return docs
 
 
-def load_documents(text: str, source: str = "<input>", *, require_name: bool = True) -> list[dict[str, Any]]:
-    """All Kubernetes objects in ``text``, with ``List`` wrappers flattened.
+def load_documents(
+    data: str | bytes, source: str = "<input>", *, require_name: bool = True, require_kind: bool = True
+) -> list[dict[str, Any]]:
+    """All Kubernetes objects in ``data`` (text, or bytes to :func:`decode`), with ``List`` wrappers flattened.
 
-    ``require_name=False`` accepts objects without ``metadata.name`` (``blame`` prints any object).
+    ``require_name=False`` accepts objects without ``metadata.name`` (``blame`` prints any object);
+    ``require_kind=False`` accepts objects without ``kind`` (a live object pasted from ``metadata:`` on).
     """
+    text = decode(data, source) if isinstance(data, bytes) else data.removeprefix("\ufeff")
     docs = _json_documents(text)
     if docs is None:
         docs = _yaml_documents(text, source)
@@ -66,21 +99,24 @@ def load_documents(text: str, source: str = "<input>", *, require_name: bool = T
         kind = doc.get("kind")
         if isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), list):
             for pos, item in enumerate(doc["items"]):
-                objects.append(_checked(item, source, number, f"item {pos}", require_name))
+                objects.append(_checked(item, source, number, f"item {pos}", require_name, require_kind))
             continue
-        objects.append(_checked(doc, source, number, None, require_name))
+        objects.append(_checked(doc, source, number, None, require_name, require_kind))
     return objects
 
 
-def _checked(obj: Any, source: str, number: int, item: str | None, require_name: bool) -> dict[str, Any]:
+def _checked(
+    obj: Any, source: str, number: int, item: str | None, require_name: bool, require_kind: bool
+) -> dict[str, Any]:
     suffix = f" ({item})" if item else ""
     if not isinstance(obj, dict):
         raise BadInput(f"expected a Kubernetes object{suffix}", source=source, document=number)
-    if not isinstance(obj.get("kind"), str) or not obj["kind"]:
+    kind = obj.get("kind")
+    if (require_kind or kind is not None) and (not isinstance(kind, str) or not kind):
         raise BadInput(f"object has no kind{suffix}", source=source, document=number)
     meta = obj.get("metadata")
     if not require_name:
         return obj
     if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
-        raise BadInput(f"{obj['kind']} has no metadata.name{suffix}", source=source, document=number)
+        raise BadInput(f"{kind or 'object'} has no metadata.name{suffix}", source=source, document=number)
     return obj

@@ -2,40 +2,45 @@
 
 Rules are scoped by ``group`` (API group without version; core kinds have none),
 ``kind``, ``name`` and ``namespace``. Plain paths become ``jsonPointers``; a
-path through a list selects the item by its merge key, or by the fields that
-tell it apart from its siblings, in ``jqPathExpressions`` -- never by index. An
-item added to or removed from a list compared as a whole, or a list with no
-identifying field, is covered by a pointer to the list itself. The rule never
-uses ``managedFieldsManagers`` (Argo CD's own managers would hide everything;
-another manager's ownership is often wider than the drift, as Argo Rollouts
-owning a whole VirtualService route list shows).
+path through a list selects items in ``jqPathExpressions`` (``selectors``), never
+by index: by merge key, by the fields that tell the item apart, and an item only
+live has by its own content. A fallback rule (normalization, defaulting) may
+name the differing leaf in every item (``.spec.dataFrom[].extract.nullBytePolicy``),
+since a default is the same everywhere. A whole list is named only when Git
+renders nothing in it. The rule never uses ``managedFieldsManagers`` (Argo CD's
+own managers would hide everything; another manager's ownership is often wider
+than the drift, as Argo Rollouts owning a whole VirtualService route list shows).
 
-Every rule is verified: applied to this very pair of objects (the jq paths
-evaluated with the ``jq`` bindings, as Argo CD evaluates them with gojq), it must
-remove the finding and remove nothing that is not listed in ``hides``.
+A rule never hides what Git manages. Every candidate is verified on this very
+pair of objects (jq evaluated with the ``jq`` bindings, as Argo CD evaluates it
+with gojq): it must remove the finding, remove nothing outside ``hides``, hide
+no value Git sets that does not differ, and create no difference of its own.
+When no candidate passes, no rule is proposed and the finding says why.
+A rule that hides an image, a command, args or a whole section carries a
+``caution``: future Git changes to those will not be synced either.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from itertools import combinations
 from typing import Any
 
 import jq
 
-from bot.analysis import schema
+from bot import wording
+from bot.analysis import schema, selectors
+from bot.analysis.canonical import deep_equal
 from bot.analysis.diff import Delta, diff_objects
 from bot.analysis.pointer import MISSING, Path, Token, covers, join, resolve
 from bot.model import Action, Fix, ResourceRef
 from bot.wording import ALTERNATIVES
 
 RESPECT = "RespectIgnoreDifferences=true"
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_PREFERRED = ("name", "type", "key", "id", "path", "port", "containerPort", "host", "uid")
+_SELECT, _EVERY = "select", "every"
 
 _ACTIONS: dict[str, tuple[Action, bool, bool, list[str]]] = {
     # cause: (action, proposes a rule, the rule is only a fallback, sync options)
@@ -50,6 +55,8 @@ _ACTIONS: dict[str, tuple[Action, bool, bool, list[str]]] = {
     "manual-edit": ("revert", False, False, []),
     "unknown": ("investigate", False, False, []),
 }
+_NO_RULE_ACTION: dict[str, Action] = {"mutating-webhook": "server-side-diff"}
+"""The action when a cause that wants a rule gets none (no selector spares Git's values); else change-source."""
 
 
 @lru_cache(maxsize=1024)
@@ -63,107 +70,135 @@ def jq_paths(expr: str, obj: Any) -> list[Path]:
     return [tuple(p) for p in result or []]
 
 
-def _key_expr(path: Sequence[str]) -> str:
-    out = ""
-    for k in path:
-        out = _then_key(out, k)
-    return out
-
-
-def _then_key(expr: str, key: str) -> str:
-    """``expr`` followed by map key ``key``: ``.name``, or ``["a/b"]`` (``.["a/b"]`` at the start of a stage)."""
-    if _IDENT.match(key):
-        return f"{expr}.{key}"
-    return f"{expr}[{json.dumps(key)}]" if expr else f".[{json.dumps(key)}]"
-
-
-def _condition(fields: Sequence[tuple[tuple[str, ...], Any, Any]]) -> str:
-    parts = []
-    for fpath, value, default in fields:
-        lhs = _key_expr(fpath)
-        if default is not None:
-            lhs = f"({lhs} // {json.dumps(default)})"
-        parts.append(f"{lhs} == {json.dumps(value)}")
-    return " and ".join(parts)
-
-
-def _scalar_fields(item: dict[str, Any]) -> dict[tuple[str, ...], Any]:
-    out: dict[tuple[str, ...], Any] = {}
-    for k, v in item.items():
-        if isinstance(v, str | int | bool) and v != "":
-            out[(k,)] = v
-        elif isinstance(v, dict):
-            for k2, v2 in v.items():
-                if isinstance(v2, str | int | bool) and v2 != "":
-                    out[(k, k2)] = v2
-    return out
-
-
-def _rank(fpath: tuple[str, ...]) -> tuple[int, int, str]:
-    last = fpath[-1]
-    pref = _PREFERRED.index(last) if last in _PREFERRED else len(_PREFERRED)
-    return (len(fpath), pref, ".".join(fpath))
-
-
-def _identifying(
-    siblings: list[Any], index: int, avoid: Token | None, counterpart: Any
-) -> list[tuple[tuple[str, ...], Any, Any]] | None:
-    """The fewest fields (stable between Git and live) that single out ``siblings[index]``."""
-    item = siblings[index]
-    if not isinstance(item, dict):
-        return None
-    fields = _scalar_fields(item)
-    other = _scalar_fields(counterpart) if isinstance(counterpart, dict) else {}
-    candidates = sorted((f for f in fields if f[0] != avoid and (not other or other.get(f) == fields[f])), key=_rank)
-    for size in (1, 2):
-        for combo in combinations(candidates[:8], size):
-            clashes = [
-                s for j, s in enumerate(siblings)
-                if j != index and isinstance(s, dict) and all(_scalar_fields(s).get(f) == fields[f] for f in combo)
-            ]  # fmt: skip
-            if not clashes:
-                return [(f, fields[f], None) for f in combo]
-    return None
-
-
-def _build_rule_path(
-    delta: Delta, desired: dict[str, Any], live: dict[str, Any], group: str, kind: str
-) -> dict[str, list[str]]:
-    path = delta.path
-    root = delta.atomic_root
-    # An item added or removed as a whole, a reordered list or an element of a list of scalars:
-    # the list compared as a whole is the narrowest thing a rule can name.
-    if root is not None and (
-        (len(path) == len(root) + 1 and (delta.desired is MISSING or delta.live is MISSING)) or path == root
-    ):
-        return {"jsonPointers": [join(root)]}
+def _candidates(delta: Delta, desired: dict[str, Any], live: dict[str, Any], group: str, kind: str,
+                fallback: bool) -> Iterator[dict[str, list[str]]]:  # fmt: skip
+    """Rule paths for the difference, narrowest and most robust first; each is verified before it is used."""
+    path, root = delta.path, delta.atomic_root
     if not any(isinstance(t, int) for t in path):
-        return {"jsonPointers": [join(path)]}
+        yield {"jsonPointers": [join(path)]}
+        return
+    if path == root:  # the same members reordered: the list compared as a whole is the thing that differs
+        yield {"jsonPointers": [join(root)]}
+        return
+    strategies = (_EVERY, _SELECT) if fallback else (_SELECT, _EVERY)
+    inner = max(i for i, t in enumerate(path) if isinstance(t, int))
+
+    def item() -> Iterator[dict[str, list[str]]]:
+        for strategy in strategies:
+            expr = _expression(delta, desired, live, group, kind, strategy)
+            if expr is not None:
+                yield {"jqPathExpressions": [expr]}
+
+    def whole_list() -> Iterator[dict[str, list[str]]]:
+        # the innermost list as a whole (items above it selected by key): kept only if it hides no value Git sets
+        # that agrees with live, as when Git renders nothing there or a controller replaced all of a container's args
+        if not any(isinstance(t, int) for t in path[:inner]):
+            yield {"jsonPointers": [join(path[:inner])]}
+            return
+        for strategy in strategies:
+            expr = _expression(delta, desired, live, group, kind, strategy, upto=inner)
+            if expr is not None:
+                yield {"jqPathExpressions": [expr]}
+
+    whole_item = inner == len(path) - 1 and (delta.desired is MISSING or delta.live is MISSING)
+    if whole_item and (not resolve(desired, delta.desired_path[:-1]) or delta.live is MISSING):
+        # Git renders nothing in this list, or the item is Git's and gone live: the list is where the finding shows
+        yield from whole_list()
+        yield from _added_items(delta, desired, live, group, kind, strategies)
+        yield from item()
+    else:
+        yield from _added_items(delta, desired, live, group, kind, strategies)
+        yield from item()
+        yield from whole_list()
+
+
+def _added_items(delta: Delta, desired: dict[str, Any], live: dict[str, Any], group: str, kind: str,
+                 strategies: tuple[str, ...]) -> Iterator[dict[str, list[str]]]:  # fmt: skip
+    """For a difference in a list compared by position whose only change is items live has in addition (appended,
+    prepended or inserted), the rule that selects those items by content: without them the list is Git's."""
+    for pos in range(len(delta.path) - 1, -1, -1):
+        if not isinstance(delta.path[pos], int):
+            continue
+        lt = schema.list_type(group, kind, schema.schema_path(delta.path[:pos] + (0,))[:-2])
+        git_items, live_items = resolve(desired, delta.desired_path[:pos]), resolve(live, delta.path[:pos])
+        if lt.kind == "map" or not isinstance(git_items, list) or not isinstance(live_items, list):
+            continue
+        added = _added(git_items, live_items)
+        conds = [selectors.added_condition(live_items[i], git_items) for i in added or ()]
+        if not conds or any(c is None for c in conds):
+            continue
+        for strategy in strategies:
+            base = _expression(delta, desired, live, group, kind, strategy, upto=pos)
+            if base is not None:
+                either = " or ".join(f"({c})" if len(conds) > 1 else str(c) for c in conds)
+                yield {"jqPathExpressions": [f"{base}[] | select({either})"]}
+        return
+
+
+def _added(git_items: list[Any], live_items: list[Any]) -> list[int] | None:
+    """The indices of the live items to drop so that the live list is Git's, in order; ``None`` when no such set."""
+    added, at = [], 0
+    for i, item in enumerate(live_items):
+        if at < len(git_items) and deep_equal(item, git_items[at]):
+            at += 1
+        else:
+            added.append(i)
+    return added if at == len(git_items) and added else None
+
+
+def _expression(
+    delta: Delta, desired: dict[str, Any], live: dict[str, Any], group: str, kind: str, strategy: str,
+    upto: int | None = None,
+) -> str | None:  # fmt: skip
+    """One jq path expression for the difference (or for its first ``upto`` tokens); ``None`` when some list item
+    cannot be selected."""
+    path = delta.path[:upto]
     stages: list[str] = []
     cur = ""
     for pos, tok in enumerate(path):
         if not isinstance(tok, int):
-            cur = _then_key(cur, tok)
+            cur = selectors.then_key(cur, tok)
             continue
-        siblings = resolve(live, path[:pos])
-        if not isinstance(siblings, list) or not 0 <= tok < len(siblings):
-            return {"jsonPointers": [join(path[:pos])]}
-        lt = schema.list_type(group, kind, schema.schema_path(path[:pos] + (0,))[:-2])
-        cond: list[tuple[tuple[str, ...], Any, Any]] | None = None
-        if lt.kind == "map" and isinstance(siblings[tok], dict):
-            cond = [((k,), siblings[tok].get(k, lt.key_defaults.get(k)), lt.key_defaults.get(k)) for k in lt.keys]
-        else:
-            avoid = path[pos + 1] if pos + 1 < len(path) else None
-            counterpart = resolve(desired, delta.desired_path[: pos + 1])
-            cond = _identifying(siblings, tok, avoid, None if counterpart is MISSING else counterpart)
+        cond = _item_condition(delta, desired, live, group, kind, pos, strategy)
         if cond is None:
-            return {"jsonPointers": [join(path[:pos])]}
-        stages.append((cur or ".") + "[]")
-        stages.append(f"select({_condition(cond)})")
+            return None
+        if not cond:  # every item: .spec.dataFrom[].extract...
+            cur = (cur or ".") + "[]"
+            continue
+        stages += [(cur or ".") + "[]", f"select({cond})"]
         cur = ""
     if cur:
         stages.append(cur)
-    return {"jqPathExpressions": [" | ".join(stages)]}
+    return " | ".join(stages)
+
+
+def _item_condition(
+    delta: Delta, desired: dict[str, Any], live: dict[str, Any], group: str, kind: str, pos: int, strategy: str
+) -> str | None:
+    """The condition for the list item at ``delta.path[pos]``: ``""`` for every item, ``None`` for none possible."""
+    path, dpath = delta.path, delta.desired_path
+    siblings = resolve(live, path[:pos])
+    git_items = resolve(desired, dpath[:pos])
+    git_items = git_items if isinstance(git_items, list) else []
+    last = pos == len(path) - 1
+    if last and delta.desired is MISSING:  # an item only live has: by its content, sparing every Git item
+        return selectors.added_condition(delta.live, git_items)
+    if last and delta.live is MISSING:  # an item only Git has: by what tells it apart from the live items
+        own = dpath[pos]
+        if not isinstance(own, int) or not isinstance(siblings, list):
+            return None
+        return selectors.added_condition(git_items[own], siblings)
+    tok = path[pos]
+    if not isinstance(siblings, list) or not isinstance(tok, int) or not 0 <= tok < len(siblings):
+        return None
+    lt = schema.list_type(group, kind, schema.schema_path(path[:pos] + (0,))[:-2])
+    if lt.kind == "map" and isinstance(siblings[tok], dict):
+        return selectors.key_condition(siblings[tok], lt)
+    if strategy == _EVERY:
+        return ""
+    counterpart = resolve(desired, dpath[: pos + 1])
+    found = selectors.identifying(siblings, tok, path[pos + 1 :], None if counterpart is MISSING else counterpart)
+    return selectors.condition(found) if found is not None else None
 
 
 def rule_paths(rule: dict[str, Any], obj: dict[str, Any]) -> list[Path]:
@@ -201,43 +236,111 @@ def apply_rule(rule: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def verify(rule: dict[str, Any], delta: Delta, desired: dict[str, Any], live: dict[str, Any], hides: list[str]) -> bool:
-    """The rule removes this finding, and every difference it removes is inside ``hides``."""
+def _leaves(value: Any, path: Path) -> Iterator[Path]:
+    """The paths of the scalar values in ``value`` (empty maps and lists hold nothing Git manages)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, (*path, i))
+    else:
+        yield path
+
+
+def _spares_git(rule: dict[str, Any], desired: dict[str, Any], differing: Sequence[Path]) -> bool:
+    """Every value Git sets that the rule hides differs live: nothing Git manages and agrees on goes unseen."""
+    for hidden in rule_paths(rule, desired):
+        for leaf in _leaves(resolve(desired, hidden), hidden):
+            if not any(leaf[: len(d)] == d for d in differing):
+                return False
+    return True
+
+
+def _signature(d: Delta) -> tuple[Any, ...]:
+    """A difference as the same difference wherever a removed list item shifted it: its path without indices and
+    both values."""
+    shape = tuple("[]" if isinstance(t, int) else t for t in d.path)
+    return (shape, *(None if v is MISSING else json.dumps(v, sort_keys=True) for v in (d.desired, d.live)))
+
+
+def verify(
+    rule: dict[str, Any], delta: Delta, desired: dict[str, Any], live: dict[str, Any], hides: list[str]
+) -> list[str] | None:
+    """``hides`` completed when the rule removes this finding and only differences inside what it hides, spares
+    every value Git sets that agrees with live, and creates no difference of its own (hiding a live item Git renders
+    would); ``None`` when it does not. Differences are matched by :func:`_signature`, since hiding a list item shifts
+    the indices of the items after it. An item only Git has is hidden in Git's object: its pointer joins ``hides``."""
     try:
-        before = {d.pointer for d in diff_objects(desired, live)}
-        after = {d.pointer for d in diff_objects(apply_rule(rule, desired), apply_rule(rule, live))}
+        before = diff_objects(desired, live)
+        hidden_desired = rule_paths(rule, desired)
+        after = Counter(_signature(d) for d in diff_objects(apply_rule(rule, desired), apply_rule(rule, live)))
+        if not _spares_git(rule, desired, [d.desired_path for d in before]):
+            return None
     except ValueError:
-        return False
-    if delta.pointer in after:
-        return False
-    return all(any(covers(h, p) for h in hides) for p in before - after)
+        return None
+    removed = []
+    for d in before:
+        sig = _signature(d)
+        if after[sig] > 0:
+            after[sig] -= 1
+        else:
+            removed.append(d)
+    if +after:  # a difference that was not there before
+        return None
+    out = list(hides)
+    for d in removed:
+        if d.live is MISSING and any(d.desired_path[: len(h)] == h for h in hidden_desired):
+            out.append(d.pointer)  # the rule hides it on Git's side
+    if delta not in removed or (delta.live is not MISSING and not any(covers(h, delta.pointer) for h in out)):
+        return None  # the finding must go, and where it shows: the rule names its live pointer or one above it
+    # a hidden list item shifts the ones after it: their positional differences go with it
+    shifted = [h.rsplit("/", 1)[0] for h in out if h.rsplit("/", 1)[-1].isdigit()]
+    if not all(any(covers(h, d.pointer) for h in [*out, *shifted]) for d in removed):
+        return None
+    return sorted(h for h in set(out) if not any(o != h and covers(o, h) for o in out))
+
+
+def _caution(hides: list[str], live: dict[str, Any], ref: ResourceRef) -> str | None:
+    """What else the rule stops syncing, when that is an image, a command, args or a whole section."""
+    wide = []
+    for ptr in hides:
+        toks = ptr.split("/")[1:]
+        section = len(toks) <= 2 and toks[:1] != ["metadata"] and isinstance(resolve(live, toks), dict | list)
+        if section or {"image", "command", "args"} & set(toks):
+            wide.append(ptr)
+    if not wide:
+        return None
+    return wording.CAUTION_WIDE_RULE.format(fields=", ".join(wide), resource=ref.label)
 
 
 def propose(cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any], live: dict[str, Any]) -> Fix:
     action, wants_rule, fallback, sync_options = _ACTIONS[cause]
-    fix = Fix(action=action, alternative=ALTERNATIVES[cause])
+    fix = Fix(action=action, alternative=ALTERNATIVES[cause], avoid=list(wording.AVOID[cause]))
     if not wants_rule:
         return fix
-    rule: dict[str, Any] = {}
-    if ref.group:
-        rule["group"] = ref.group
-    rule["kind"] = ref.kind
-    rule["name"] = ref.name
+    scope: dict[str, Any] = {"group": ref.group} if ref.group else {}
+    scope.update(kind=ref.kind, name=ref.name)
     if ref.namespace:
-        rule["namespace"] = ref.namespace
-    try:
-        rule.update(_build_rule_path(delta, desired, live, ref.group, ref.kind))
-        hides = sorted({join(p) for p in rule_paths(rule, live)} or {join(p) for p in rule_paths(rule, desired)})
-    except ValueError:
-        return fix
-    if not hides:
-        hides = [delta.pointer]
-    if not verify(rule, delta, desired, live, hides):
-        fix.verified = False
-        return fix
-    fix.rule = rule
-    fix.hides = hides
-    fix.verified = True
-    fix.fallback = fallback
-    fix.sync_options = list(sync_options)
+        scope["namespace"] = ref.namespace
+    tried: set[str] = set()
+    for paths in _candidates(delta, desired, live, ref.group, ref.kind, fallback):
+        if repr(paths) in tried:
+            continue
+        tried.add(repr(paths))
+        rule = {**scope, **paths}
+        try:
+            hides = sorted({join(p) for p in rule_paths(rule, live)})
+        except ValueError:
+            continue
+        verified = verify(rule, delta, desired, live, hides)
+        if verified:
+            fix.rule, fix.hides, fix.verified, fix.fallback = rule, verified, True, fallback
+            fix.sync_options = list(sync_options)
+            fix.caution = _caution(hides, live, ref)
+            return fix
+    # no rule spares what Git manages: say so, and point at the fix that needs none
+    fix.verified = False
+    if not fallback:
+        fix.action = _NO_RULE_ACTION.get(cause, "change-source")
     return fix

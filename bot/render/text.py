@@ -82,7 +82,11 @@ def render(report: Report) -> str:
 
 def _body(report: Report) -> str:
     if not report.findings:
-        head = f"No drift: {report.resources_compared} resource(s) of {report.app or 'the app'} match Git."
+        app, compared = report.app or "the app", report.resources_compared
+        head = wording.NO_DRIFT.format(compared=compared, app=app)
+        if report.not_compared:
+            labels = ", ".join(r.label for r in report.not_compared)
+            head = wording.INCOMPLETE.format(compared=compared, app=app, count=len(report.not_compared), labels=labels)
         return "\n".join([head, *(f"note: {n}" for n in report.notes)]) + "\n"
     resources = len({f.resource for f in report.findings})
     out = [
@@ -97,7 +101,7 @@ def _body(report: Report) -> str:
             out.extend(_finding(f))
             out.append("")
     out.append("What not to do:")
-    out.extend(f"  - {line}" for line in wording.DO_NOT)
+    out.extend(f"  - {line}" for line in wording.avoid_lines(f.cause for f in report.findings))
     for n in report.notes:
         out.append(f"note: {n}")
     return "\n".join(out) + "\n"

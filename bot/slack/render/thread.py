@@ -82,7 +82,7 @@ def _fix_section(f: Finding, note: str) -> JSONBlock:
     better = fill(wording.SLACK_BETTER_FIX, alternative=escape(fix.alternative)) if fix.alternative else ""
     if fix.rule is None:
         if fix.verified is False:
-            reason = wording.RULE_NOT_VERIFIED
+            reason = wording.NO_NARROW_RULE
         else:
             reason = wording.SLACK_NO_RULE_REASONS.get(f.cause, wording.SLACK_NO_RULE_REASONS["unknown"])
         lines = [fill(wording.SLACK_NO_RULE, reason=escape(reason))]
@@ -163,8 +163,9 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
         )
         messages.append(message(plain, blocks))
 
-    do_not = [header(wording.SLACK_DO_NOT_TITLE), section("\n".join(f"• {escape(d)}" for d in wording.DO_NOT), note)]
+    avoid = wording.avoid_lines(f.cause for f in report.findings)  # chosen per cause: never against a fix
+    do_not = [header(wording.SLACK_DO_NOT_TITLE), section("\n".join(f"• {escape(d)}" for d in avoid), note)]
     final = pack([(do_not, ""), *_notes_groups(report.notes, note)])
-    advice = " ".join(wording.DO_NOT)
+    advice = " ".join(avoid)
     messages += [message(wording.SLACK_TEXT_DO_NOT.format(advice=advice), blocks) for blocks, _ in final]
     return messages

@@ -1,0 +1,176 @@
+"""Proof that a value is a default: the evidence behind ``api-defaulting``, never an assumption.
+
+A live value Git does not set is the API server's (or the schema's) default only
+when some source says so and the value agrees with it:
+
+1. the ``default:`` of the CRD's openAPIV3Schema, when the CRD is among the inputs
+   (``--context``, or the app's own desired or live objects): ``confirmed``;
+2. the built-in kinds' tables (``data/defaults.json``: API defaulting, allocation,
+   admission plugins, serialization, never a controller's later write; and, for the
+   kinds it leaves out, webhook configurations and API services in
+   ``data/known-defaults.json``): ``confirmed``;
+3. well-known CRDs' schema defaults bundled in ``data/known-defaults.json`` (Gateway
+   API, External Secrets), which vary with the installed version: ``likely``.
+
+A map is a default when each of its leaves is one (a PVC template's
+``status: {phase: Pending}``). The converse case, Git writing a default the
+server does not store, is :func:`dropped`: a value equal to the schema's default
+(``confirmed`` as above), or a ``false``/``0``, which Go's ``omitempty`` leaves out
+(``likely``: absent means the zero value to Go-based APIs and controllers).
+
+Guarantees: pure; lookups are cached per kind; a malformed CRD or table entry
+proves nothing (``None``), never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from bot.analysis.canonical import deep_equal
+from bot.analysis.pointer import Token, escape
+from bot.analysis.schema import is_known
+
+_LITERAL = re.compile(r"^[A-Za-z0-9_./%:-]*$")
+"""A table value meant literally; anything else (``<allocated>``, ``=metadata.name``, prose) stands for 'any'."""
+_NOT_DEFAULTING = frozenset({"controller"})
+"""Mechanisms of defaults.json that are a controller's later write, not defaulting."""
+
+
+@dataclass(frozen=True)
+class Proof:
+    """Where a default comes from, for the evidence line and the confidence."""
+
+    source: str
+    pattern: str
+    certain: bool
+
+
+@dataclass(frozen=True)
+class _Rule:
+    pattern: tuple[str, ...]
+    value: Any
+    mechanism: str
+
+
+def _load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(resources.files("bot.analysis").joinpath(f"data/{name}").read_text())
+    return data
+
+
+@cache
+def _builtin(kind: str) -> tuple[_Rule, ...]:
+    """defaults.json's rules for a built-in kind (a copy of ../shared/k8s/defaults.json)."""
+    out = []
+    for ptr, spec in (_load("defaults.json").get(kind) or {}).items():
+        if isinstance(spec, dict) and ptr.startswith("/") and spec.get("mechanism") not in _NOT_DEFAULTING:
+            out.append(_Rule(tuple(ptr[1:].split("/")), spec.get("value"), str(spec.get("mechanism", "default"))))
+    return tuple(out)
+
+
+@cache
+def _known(group: str, kind: str) -> tuple[tuple[_Rule, ...], bool]:
+    """known-defaults.json's rules for ``group/kind``, and whether they are certain (built-in) or version-dependent."""
+    table = _load("known-defaults.json").get(f"{group}/{kind}")
+    if not isinstance(table, dict):
+        return (), False
+    rules = tuple(_Rule(tuple(p[1:].split("/")), v, "default") for p, v in (table.get("defaults") or {}).items())
+    return rules, bool(table.get("certain"))
+
+
+def _matches(pattern: tuple[str, ...], path: Sequence[Token]) -> bool:
+    return len(pattern) == len(path) and all(p in ("*", escape(t)) for p, t in zip(pattern, path, strict=True))
+
+
+def _fits(rule: _Rule, value: Any) -> bool:
+    """Whether ``value`` is what the rule fills in (a symbolic value, such as an allocated IP, fits anything)."""
+    want = rule.value
+    if isinstance(want, str):
+        if not _LITERAL.match(want.replace("|", "")):
+            return True
+        return isinstance(value, str) and value in want.split("|")
+    if isinstance(want, list) and any(isinstance(w, str) and not _LITERAL.match(w) for w in want):
+        return isinstance(value, list)
+    return deep_equal(want, value)
+
+
+def _by_table(rules: tuple[_Rule, ...], path: tuple[Token, ...], value: Any) -> _Rule | None:
+    """The rule explaining ``value`` at ``path``, or for a map, one rule per leaf (the first is returned)."""
+    for rule in rules:
+        if _matches(rule.pattern, path) and _fits(rule, value):
+            return rule
+    if isinstance(value, dict) and value:
+        found = [_by_table(rules, (*path, k), v) for k, v in value.items()]
+        if all(found):
+            return found[0]
+    return None
+
+
+def _schema_node(crd: dict[str, Any], version: str, path: Sequence[Token]) -> dict[str, Any] | None:
+    versions = [v for v in (crd.get("spec") or {}).get("versions") or [] if isinstance(v, dict)]
+    chosen = next((v for v in versions if v.get("name") == version), None)
+    chosen = chosen or next((v for v in versions if v.get("storage")), None)
+    node = (((chosen or {}).get("schema") or {}).get("openAPIV3Schema")) or None
+    for tok in path:
+        if not isinstance(node, dict):
+            return None
+        if isinstance(tok, int):
+            node = node.get("items")
+        else:
+            props = node.get("properties") or {}
+            node = props.get(tok) if tok in props else node.get("additionalProperties")
+    return node if isinstance(node, dict) else None
+
+
+def _by_schema(node: dict[str, Any] | None, value: Any) -> bool:
+    if node is None:
+        return False
+    if "default" in node and deep_equal(node["default"], value):
+        return True
+    if isinstance(value, dict) and value and isinstance(node.get("properties"), dict):
+        props = node["properties"]
+        return all(k in props and _by_schema(props[k], v) for k, v in value.items())
+    return False
+
+
+def _crd_label(crd: dict[str, Any]) -> str:
+    return f"the schema of CRD {(crd.get('metadata') or {}).get('name')}"
+
+
+def proves(
+    group: str, kind: str, version: str, path: tuple[Token, ...], value: Any, crd: dict[str, Any] | None
+) -> Proof | None:
+    """Why ``value`` at ``path`` is a default the API server or the schema fills in, or ``None``."""
+    pointer = "/" + "/".join(escape(t) for t in path)
+    if crd is not None and _by_schema(_schema_node(crd, version, path), value):
+        return Proof(_crd_label(crd), pointer, True)
+    if is_known(group, kind):
+        rule = _by_table(_builtin(kind), path, value)
+        if rule is not None:
+            return Proof(f"the API server ({rule.mechanism})", "/" + "/".join(rule.pattern), True)
+    rules, certain = _known(group, kind)
+    rule = _by_table(rules, path, value)
+    if rule is not None:
+        source = "the API server (default)" if certain else f"the published schema of {kind} ({group})"
+        return Proof(source, "/" + "/".join(rule.pattern), certain)
+    return None
+
+
+def dropped(
+    group: str, kind: str, version: str, path: tuple[Token, ...], value: Any, crd: dict[str, Any] | None
+) -> Proof | None:
+    """Why Git's ``value``, absent live, means the same as absent: it is the default, or a zero the API drops."""
+    proof = proves(group, kind, version, path, value, crd)
+    if proof is not None:
+        return proof
+    if value is False or (type(value) in (int, float) and value == 0):
+        # built-in types serialise through Go structs, and custom resources through their conversion webhooks and
+        # controllers: an omitempty false or 0 disappears, and absent means the zero value to them
+        where = "the API server" if is_known(group, kind) else "the API server or a conversion"
+        return Proof(f"Go's omitempty: {where} does not keep a false or 0", "", False)
+    return None

@@ -1,0 +1,193 @@
+"""Step 5 of the cause rules: the owner decides, and who the known owners are.
+
+No managedFields at all -> unknown; nobody owns the field -> a mutating webhook;
+only Argo CD owns it (the field, or an atomic list around a webhook's item) -> a
+mutating webhook when one intercepts the object (or Argo CD's own
+last-applied-configuration shows it sent Git's value), else unknown; another
+owner -> autoscaler (a scaler in the context, kube-controller-manager through the
+scale subresource, or the cluster autoscaler), manual edit, other GitOps tool or
+operator.
+
+Confidence means something: ``confirmed`` only when ownership and context both
+prove the cause (a known controller's manager name, a matching HPA, ScaledObject
+or MachineAutoscaler, a matching webhook configuration); a manager this module
+does not know, with nothing in the context pointing at it, is at most ``likely``
+and the reason says it could be a person's script.
+
+Guarantees: pure; reasons and evidence never contain field values (Secrets).
+"""
+
+from __future__ import annotations
+
+from bot import wording
+from bot.analysis.canonical import deep_equal
+from bot.analysis.context import labels_of
+from bot.analysis.facts import FieldFacts, Verdict
+from bot.analysis.managedfields import SYNTHETIC_MANAGERS
+from bot.analysis.pointer import MISSING, resolve
+from bot.analysis.schema import is_known
+from bot.model import ObjectRef, Writer
+
+_HUMAN_MANAGERS = frozenset({"Mozilla", "k9s", "argocd-server", "Lens", "OpenLens", "headlamp", "kubernetes-dashboard"})
+_GITOPS_MANAGERS = {
+    "kustomize-controller": "Flux (kustomize-controller)",
+    "helm-controller": "Flux (helm-controller)",
+    "fleet-agent": "Rancher Fleet",
+    "kapp": "kapp",
+    "kapp-controller": "kapp-controller",
+    "pulumi-kubernetes": "Pulumi",
+    "helm": "Helm (CLI or a pipeline)",
+}
+_FLUX_LABELS = (
+    ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace", "Kustomization"),
+    ("helm.toolkit.fluxcd.io/name", "helm.toolkit.fluxcd.io/namespace", "HelmRelease"),
+)
+AUTOSCALER_MANAGERS = {"cluster-autoscaler": "the Cluster Autoscaler"}
+"""Scalers that write replica counts themselves, through the scale subresource, without an HPA: by name."""
+KNOWN_CONTROLLERS = frozenset(
+    {
+        "kube-controller-manager", "cloud-controller-manager", "kube-scheduler", "kubelet", "kube-apiserver",
+        "vpa-updater", "vpa-recommender", "vpa-admission-controller", "keda-operator",
+        "rollouts-controller", "argo-rollouts", "pilot-discovery", "istiod", "istio-operator", "linkerd-destination",
+        "linkerd-proxy-injector", "cainjector", "external-secrets", "kyverno", "gatekeeper", "trust-manager",
+        "aws-load-balancer-controller", "ingress-nginx-controller", "prometheus-operator", "strimzi-cluster-operator",
+        "cluster-policy-controller", "cluster-version-operator", "machine-config-operator", "service-ca-operator",
+        "knative-serving-controller", "tekton-pipelines-controller", "metallb-controller", "crossplane",
+    }
+)  # fmt: skip
+"""Field managers of controllers whose name alone says who they are (exact names)."""
+KNOWN_CONTROLLER_PREFIXES = (
+    "cert-manager", "openshift.io/", "openshift-", "externalsecrets.external-secrets.io/", "kyverno-",
+    "crossplane-", "provider-aws", "provider-gcp", "provider-azure", "provider-kubernetes", "istio-", "flagger",
+)  # fmt: skip
+"""Prefixes of such names: a project's controllers, each with its own suffix."""
+
+
+def is_human(manager: str) -> bool:
+    """kubectl in all its forms (``kubectl``, ``kubectl-edit``, ``kubectl.exe``), web consoles, k9s, Argo CD's UI."""
+    return manager in _HUMAN_MANAGERS or manager.startswith("kubectl")
+
+
+def is_known_controller(manager: str) -> bool:
+    return manager in KNOWN_CONTROLLERS or manager.startswith(KNOWN_CONTROLLER_PREFIXES)
+
+
+def by_owner(f: FieldFacts) -> Verdict:
+    """No managedFields at all, nobody, only Argo CD, or another writer."""
+    if f.obj.entries is None:
+        return Verdict("unknown", "possible", Writer(), wording.REASON_NO_MANAGED_FIELDS, list(f.evidence))
+    if not f.owners:
+        return _unowned(f)
+    if not f.others:
+        return _argocd_owned(f)
+    return _other_owner(f)
+
+
+def _unowned(f: FieldFacts) -> Verdict:
+    """No entry owns the field: a webhook's own edit (ownership is recorded before mutating admission)."""
+    ev = list(f.evidence)
+    hooks = f.obj.index.webhooks_for(f.obj.live)
+    if hooks:
+        h = hooks[0]
+        return Verdict(
+            "mutating-webhook",
+            "confirmed" if h.certain else "likely",
+            Writer(object=h.configuration),
+            wording.REASON_WEBHOOK_UNOWNED.format(
+                webhook=h.webhook, configuration=h.configuration.label, operations="/".join(h.operations)
+            ),
+            [wording.EVIDENCE_WEBHOOK.format(configuration=h.configuration.label, webhook=h.webhook), *ev],
+        )
+    if f.delta.live is MISSING:
+        return Verdict("unknown", "possible", Writer(), wording.REASON_ABSENT_UNEXPLAINED, ev)
+    return Verdict("mutating-webhook", "likely", Writer(), wording.REASON_NOBODY_OWNS, ev)
+
+
+def _argocd_owned(f: FieldFacts) -> Verdict:
+    """Only Argo CD owns the field (the field itself, or an atomic list or map around it)."""
+    hooks = f.obj.index.webhooks_for(f.obj.live)
+    if hooks:
+        # an item added to a list Argo CD owns as a whole is still the webhook's: ownership predates admission
+        h = next((h for h in hooks if "UPDATE" in h.operations), hooks[0])
+        certain = h.certain and "UPDATE" in h.operations
+        return Verdict(
+            "mutating-webhook",
+            "confirmed" if certain else "likely",
+            f.writer(h.configuration),
+            (wording.REASON_WEBHOOK_ADDED if f.delta.desired is MISSING else wording.REASON_WEBHOOK_REWROTE).format(
+                webhook=h.webhook, configuration=h.configuration.label
+            ),
+            [wording.EVIDENCE_WEBHOOK_OPS.format(configuration=h.configuration.label, webhook=h.webhook,
+                                                 operations="/".join(h.operations)), *f.evidence],
+        )  # fmt: skip
+    sent = _last_applied_value(f)
+    if sent is not None and deep_equal(sent, f.delta.desired) and not deep_equal(sent, f.delta.live):
+        ref = f.obj.ref
+        if f.delta.desired is MISSING and not f.added_item and not is_known(ref.group, ref.kind) and not f.obj.crd():
+            # a key that appeared at admission in a custom resource: a webhook, or a schema default of a CRD we
+            # cannot see; neither is shown
+            return Verdict("unknown", "possible", f.writer(), wording.REASON_WEBHOOK_OR_SCHEMA,
+                           [wording.EVIDENCE_LAST_APPLIED, *f.evidence])  # fmt: skip
+        return Verdict(
+            "mutating-webhook",
+            "likely",
+            f.writer(),
+            wording.REASON_SENT_GIT_VALUE,
+            [wording.EVIDENCE_LAST_APPLIED, *f.evidence],
+        )
+    return Verdict("unknown", "possible", f.writer(), wording.REASON_ARGOCD_WROTE, list(f.evidence))
+
+
+def _last_applied_value(f: FieldFacts) -> object | None:
+    """What Argo CD's last client-side apply sent at this field (``MISSING`` when it sent nothing there), if known."""
+    if not any(e.is_argocd and e.operation == "Update" for e in f.owners):
+        return None  # server-side apply keeps no last-applied-configuration; an older one is someone else's
+    sent = f.obj.last_applied()
+    return None if sent is None else resolve(sent, f.delta.desired_path)
+
+
+def _other_owner(f: FieldFacts) -> Verdict:
+    """Another manager wrote the field last: a scaler, a person, a placeholder, another GitOps tool, an operator."""
+    chosen, live, ev = f.chosen, f.obj.live, list(f.evidence)
+    assert chosen is not None
+    m = chosen.manager
+    scaler = f.obj.index.scaler_for(live)
+    via_scale = chosen.subresource == "scale"
+    replicas = f.delta.path == ("spec", "replicas")
+    known_scaler = m in AUTOSCALER_MANAGERS and (replicas or via_scale)
+    if (replicas and scaler is not None) or (m == "kube-controller-manager" and via_scale) or known_scaler:
+        what = scaler.label if scaler else AUTOSCALER_MANAGERS.get(m, wording.AN_AUTOSCALER)
+        return Verdict(
+            "autoscaler",
+            "confirmed" if scaler or known_scaler else "likely",
+            f.writer(scaler),
+            wording.REASON_AUTOSCALER.format(what=what, manager=m, via=wording.VIA_SCALE if via_scale else ""),
+            ([wording.EVIDENCE_SCALER.format(scaler=scaler.label)] if scaler else []) + ev,
+        )
+    if is_human(m):
+        return Verdict("manual-edit", "confirmed", f.writer(), wording.REASON_PERSON.format(manager=m), ev)
+    if m in SYNTHETIC_MANAGERS:
+        return Verdict("unknown", "possible", f.writer(), wording.REASON_SYNTHETIC.format(manager=m), ev)
+    if m in _GITOPS_MANAGERS:
+        tool = _GITOPS_MANAGERS[m]
+        return Verdict("other-gitops", "confirmed", f.writer(_flux_object(live)),
+                       wording.REASON_OTHER_GITOPS.format(tool=tool), ev)  # fmt: skip
+    ctrl = f.obj.index.controller_for(live)
+    if ctrl is not None or is_known_controller(m):
+        via = wording.ON_BEHALF.format(label=ctrl.label) if ctrl else ""
+        return Verdict("operator", "confirmed", f.writer(ctrl), wording.REASON_OPERATOR.format(manager=m, via=via), ev)
+    return Verdict(
+        "operator",
+        "likely",
+        f.writer(),
+        wording.REASON_UNKNOWN_MANAGER.format(manager=m, operation=chosen.operation or "a write"),
+        [*ev, wording.EVIDENCE_UNKNOWN_MANAGER.format(manager=m)],
+    )
+
+
+def _flux_object(live: dict[str, object]) -> ObjectRef | None:
+    labels = labels_of(live)
+    for name_label, ns_label, kind in _FLUX_LABELS:
+        if labels.get(name_label):
+            return ObjectRef(kind, labels[name_label], labels.get(ns_label))
+    return None
