@@ -116,6 +116,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = load_settings()
     settings.check_serve()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    for chatty in ("httpx", "apscheduler"):  # a line per request, per scheduled run: not what an operator reads
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     app = build_app(build_services(settings))
     uvicorn.run(app, host="0.0.0.0", port=settings.runtime.port, log_level="info", access_log=False)
     return EXIT_CLEAN
