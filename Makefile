@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/why.py --resources 500
 	$(BIN)/python bench/intake.py
 	$(BIN)/python bench/pr.py
+	$(BIN)/python bench/storm.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
