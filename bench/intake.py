@@ -74,8 +74,9 @@ def serve_intake(port: int, redis_url: str, token: str) -> None:
     import uvicorn
     from pydantic import SecretStr
 
-    from bot.app import Runtime, build_app, build_services
+    from bot.app import build_app, build_services
     from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
+    from bot.runtime import Runtime
 
     settings = Settings(slack=SlackSettings(bot_token=SecretStr("xoxb-bench"), channel="C0BENCH"),
                         runtime=RuntimeSettings(webhook_token=SecretStr(token)), redis=RedisSettings(url=redis_url),
@@ -169,12 +170,13 @@ async def end_to_end(alerts: int) -> list[float]:
     from pydantic import SecretStr
 
     from bench.analysis import generate
-    from bot.app import Runtime, build_app, build_services
+    from bot.app import build_app, build_services
     from bot.config import ArgoCDSettings, RuntimeSettings, Settings, SlackSettings
     from bot.demo.fake_argocd import FakeArgoCD, build_application, resource_diff
     from bot.demo.fake_kube import FakeKubernetes
     from bot.demo.fake_slack import FakeSlack
     from bot.demo.runner import webhook_body
+    from bot.runtime import Runtime
 
     desired_json, live_json, context_json, _ = generate(50, 0.05, 3)
     desired, live = _items(desired_json), _items(live_json)

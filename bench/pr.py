@@ -36,7 +36,7 @@ logging.getLogger("argo_why").setLevel(logging.ERROR)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.app import Runtime, build_app, build_services  # noqa: E402
+from bot.app import build_app, build_services  # noqa: E402
 from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings  # noqa: E402
 from bot.demo import EXAMPLES  # noqa: E402
 from bot.demo.fake_argocd import FakeArgoCD, app_from_case  # noqa: E402
@@ -45,6 +45,7 @@ from bot.demo.fake_kube import FakeKubernetes, context_from_case  # noqa: E402
 from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers  # noqa: E402
 from bot.demo.gitops import REPO, gitops_files, root_application, tracked_by  # noqa: E402
 from bot.demo.runner import webhook_body  # noqa: E402
+from bot.runtime import Runtime  # noqa: E402
 
 CASE = EXAMPLES / "checkout-hpa-and-hotfix"
 CHANNEL = "C0BENCH"

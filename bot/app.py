@@ -1,8 +1,8 @@
 """Composition root: builds every part of the bot from the settings and wires the ASGI app.
 
 Routes: ``POST /webhooks/argocd`` (Argo CD notifications), ``POST /slack/events``
-(Bolt: events, interactivity and slash commands; signature and timestamp window
-checked by Bolt before any listener runs), ``GET /healthz``, ``GET /readyz``
+(events, interactivity and slash commands: signature, timestamp window, replays and
+shape checked by :mod:`handlers.slack_http`, then Bolt), ``GET /healthz``, ``GET /readyz``
 (the store answers: webhooks can be accepted durably; Slack's auth state is in the
 body, not a condition, see :mod:`bot.health`), ``GET /metrics`` (on ``METRICS_PORT``
 alone when it is set, so that the public port never serves it). The lifespan starts
@@ -13,12 +13,9 @@ app on ``PORT`` and, when set, ``METRICS_PORT`` (one server, one lifespan).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-import os
 import socket
-import uuid
 from collections.abc import AsyncIterator
 
 import uvicorn
@@ -31,21 +28,20 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.config import Settings, required
-from bot.followup import PRFollowUp
 from bot.health import OK, SlackAuth, store_state
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
-from bot.scheduler import Scheduled, Scheduler
+from bot.runtime import Runtime
 from bot.services import Services, argocd_factory, clusters, git_factory
 from bot.slack.directory import Directory
+from bot.slack.outbox import Outbox
 from bot.slack.poster import SlackPoster, make_client
 from bot.store import MemoryStore, RedisStore, Store, StoreUnavailable
-from bot.worker import Worker
 from handlers.slack import register
+from handlers.slack_http import slack_events as guarded_slack_events
 from handlers.webhook import argocd_webhook
 
 log = logging.getLogger("argo_why")
-TICK_S = 5.0
 
 
 def build_services(settings: Settings, metrics: Metrics | None = None) -> Services:
@@ -62,6 +58,7 @@ def build_services(settings: Settings, metrics: Metrics | None = None) -> Servic
     client = make_client(required(slack.bot_token, "SLACK_BOT_TOKEN").get_secret_value(), slack.api_url, metrics)
     poster = SlackPoster(client, metrics, per_channel_interval=slack.channel_interval_s)
     return Services(settings=settings, store=store, queue=queue, metrics=metrics, poster=poster,
+                    outbox=Outbox(poster, store),
                     argocd=argocd_factory(settings.argocd), cluster=clusters(settings.argocd),
                     directory=Directory(poster), git=git_factory(settings.git))  # fmt: skip
 
@@ -78,45 +75,6 @@ def build_bolt(services: Services) -> AsyncApp:
     return bolt
 
 
-class Runtime:
-    """Workers and the scheduler of one replica, started and stopped with the ASGI lifespan.
-
-    The scheduled jobs (digest flush every ``tick_s``, pull-request follow-up every ``PR_POLL_SECONDS``) run on one
-    replica at a time (:mod:`bot.scheduler`), through a worker of their own, so that a replica with no queue
-    workers still takes its turn.
-    """
-
-    def __init__(
-        self, services: Services, *, workers: int | None = None, claim_idle_ms: int = 60_000, tick_s: float = TICK_S
-    ) -> None:
-        self.s = services
-        self.replica = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        count = workers if workers is not None else services.settings.runtime.workers
-        self.workers = [Worker(services, f"{self.replica}-{i}", claim_idle_ms=claim_idle_ms) for i in range(count)]
-        scheduled = Worker(services, f"{self.replica}-scheduled")
-        followup = PRFollowUp(services, scheduled.fixes, scheduled.turn_green)
-        self.scheduler = Scheduler(services.store, self.replica, [
-            Scheduled("digest", tick_s, scheduled.flush_digest),
-            Scheduled("pr-follow-up", services.settings.git.pr_poll_s, followup.run),
-        ], tick_s=tick_s)  # fmt: skip
-        self.stop = asyncio.Event()
-        self.tasks: list[asyncio.Task[None]] = []
-
-    async def start(self) -> None:
-        self.stop.clear()
-        self.tasks = [asyncio.create_task(w.run(self.stop), name=w.consumer) for w in self.workers]
-        await self.scheduler.start()
-
-    async def close(self) -> None:
-        self.stop.set()
-        await self.scheduler.stop()
-        for t in self.tasks:
-            t.cancel()
-        for t in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
-
-
 def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlette:
     bolt = build_bolt(services)
     slack_handler = AsyncSlackRequestHandler(bolt)
@@ -128,7 +86,7 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
         return await argocd_webhook(request, services)
 
     async def slack_events(request: Request) -> Response:
-        return await slack_handler.handle(request)
+        return await guarded_slack_events(request, services, slack_handler)
 
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})

@@ -115,6 +115,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = load_settings()
     settings.check_serve()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    for chatty in ("httpx", "apscheduler"):  # a line per request, per scheduled run: not what an operator reads
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     serve(build_app(build_services(settings)), settings)
     return EXIT_CLEAN
 

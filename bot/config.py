@@ -66,6 +66,8 @@ class ArgoCDSettings(_Group):
     """Argo CD (read-only) and the clusters of its destinations."""
 
     url: str | None = Field(None, validation_alias="ARGOCD_URL")
+    public_url: str | None = Field(None, validation_alias="ARGOCD_PUBLIC_URL")
+    """Argo CD as people's browsers reach it, for the links in Slack (default: ``ARGOCD_URL``)."""
     token: SecretStr | None = Field(None, validation_alias="ARGOCD_TOKEN")
     ca_file: Path | None = Field(None, validation_alias="ARGOCD_CA_FILE")
     insecure: bool = Field(False, validation_alias="ARGOCD_INSECURE")
@@ -78,10 +80,19 @@ class ArgoCDSettings(_Group):
     )
     """Destination cluster (server URL or name) -> kube context, ``server=context,name=context``."""
 
-    @field_validator("url")
+    @field_validator("url", "public_url")
     @classmethod
     def _check_url(cls, v: str | None) -> str | None:
         return _url(v)
+
+    @property
+    def link_url(self) -> str | None:
+        """The base of every Argo CD link the bot shows: the public URL, else the API server's."""
+        return self.public_url or self.url
+
+    def for_people(self, text: str) -> str:
+        """``text`` (an error message) with the internal ``ARGOCD_URL`` replaced by the public one, when set."""
+        return text.replace(self.url, self.public_url) if self.url and self.public_url else text
 
     @field_validator("cluster_contexts", mode="before")
     @classmethod
@@ -187,6 +198,26 @@ class RuntimeSettings(_Group):
     analysis_attempts: int = Field(3, ge=1, le=10, validation_alias="ANALYSIS_ATTEMPTS")
     digest_threshold: int = Field(10, ge=1, validation_alias="DIGEST_THRESHOLD")
     digest_window_s: int = Field(60, ge=5, validation_alias="DIGEST_WINDOW_SECONDS")
+    shutdown_grace_s: float = Field(20.0, ge=0, le=600, validation_alias="SHUTDOWN_GRACE_SECONDS")
+    """On SIGTERM, how long the jobs in hand may take to finish before they are handed back to other replicas."""
+    sweep_s: float = Field(300.0, ge=0, validation_alias="SWEEP_SECONDS")
+    """How often Argo CD is swept for apps that drift without having sent a webhook (0: never)."""
+    dead_letter_retry_s: float = Field(60.0, ge=0, validation_alias="DEAD_LETTER_RETRY_SECONDS")
+    """How often the analyses given up while Argo CD was unavailable are tried again, if it answers (0: never)."""
+    remind_after_h: float = Field(24.0, ge=0, validation_alias="REMIND_AFTER_HOURS")
+    """A thread still drifting this long gets a reminder, and again every as long (0: no reminders)."""
+    daily_summary_at: str | None = Field("09:00", validation_alias="DAILY_SUMMARY_AT")
+    """``HH:MM`` (UTC) of the daily summary of the apps drifting longest; empty or ``off``: none."""
+
+    @field_validator("daily_summary_at", mode="before")
+    @classmethod
+    def _at(cls, v: object) -> object:
+        if v is None or (isinstance(v, str) and v.strip().lower() in ("", "off", "none")):
+            return None
+        hour, sep, minute = str(v).strip().partition(":")
+        if not (sep and hour.isdigit() and minute.isdigit() and int(hour) < 24 and int(minute) < 60):
+            raise ValueError("must be HH:MM (UTC), such as 09:00, or off")
+        return f"{int(hour):02d}:{int(minute):02d}"
 
     @model_validator(mode="after")
     def _ports_differ(self) -> RuntimeSettings:

@@ -76,7 +76,7 @@ class FixFlow:
 
     # --- saying things ------------------------------------------------------------------------------------
     async def _thread(self, job: FixJob, message: Message) -> str:
-        _, ts = await self.s.poster.post(job.channel, message, thread_ts=job.thread_ts or job.message_ts)
+        _, ts = await self.s.outbox.post(job.channel, message, thread_ts=job.thread_ts or job.message_ts)
         return ts
 
     async def _audit(self, job: FixJob, p: Proposal | None, decision: str, **extra: str) -> None:
@@ -108,7 +108,7 @@ class FixFlow:
             return None
         text = str((kept or {}).get("text") or "argo-why")
         message = Message(text=text, blocks=replaced)
-        await self.s.poster.update(channel, ts, message)
+        await self.s.outbox.update(channel, ts, message)
         await self.remember(channel, ts, message)
         return old
 
@@ -155,11 +155,11 @@ class FixFlow:
         state = await FixState.load(self.s.store, job.state)
         p = proposal_of(state) if state is not None else None
         if state is None or p is None:
-            await self.s.poster.ephemeral(job.channel, job.user, error_message(wording.STATE_EXPIRED))
+            await self.s.outbox.ephemeral(job.channel, job.user, error_message(wording.STATE_EXPIRED))
             return
         if self.git is None:
             await self._audit(job, p, "refused", reason="no Git provider configured")
-            await self.s.poster.ephemeral(job.channel, job.user, error_message(wording.SLACK_PR_NO_GIT))
+            await self.s.outbox.ephemeral(job.channel, job.user, error_message(wording.SLACK_PR_NO_GIT))
             return
         if await self._already_open(job, p):
             return
@@ -188,16 +188,16 @@ class FixFlow:
         if d.outcome == "nobody-may":
             await self._audit(job, p, "refused", reason="APPROVERS is empty")
             await self._thread(job, fix_notice(wording.SLACK_PR_REFUSED, app=p.app, user=job.user))
-            await self.s.poster.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_NOBODY))
+            await self.s.outbox.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_NOBODY))
         elif d.outcome == "not-allowed":
             await self._audit(job, p, "refused", reason="not an approver")
             await self._thread(job, fix_notice(wording.SLACK_PR_REFUSED, app=p.app, user=job.user))
             notice = ephemeral_notice(wording.SLACK_PR_ONLY, approvers=approvers_text(allowed))
-            await self.s.poster.ephemeral(job.channel, job.user, notice)
+            await self.s.outbox.ephemeral(job.channel, job.user, notice)
         elif d.outcome == "twice":
             await self._audit(job, p, "refused", reason="the same approver twice", approvals=str(len(d.approvers)))
             await self._thread(job, fix_notice(wording.SLACK_PR_TWICE_THREAD, app=p.app, user=job.user))
-            await self.s.poster.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_TWICE))
+            await self.s.outbox.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_TWICE))
         else:  # partial
             await self._audit(job, p, "approved", approvals=f"{len(d.approvers)} of {d.required}")
             message = approval_message(p.app, p.kind, p.findings, d.approvers, d.required, job.state)
@@ -210,7 +210,7 @@ class FixFlow:
         lock = f"pr:{p.fix_id}"
         if not await self.s.store.acquire_lock(lock, self.owner, LOCK_TTL_S):
             await self._audit(job, p, "busy")
-            await self.s.poster.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_BUSY))
+            await self.s.outbox.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_BUSY))
             return
         try:
             if await self._already_open(job, p):  # the other replica finished while we waited for the lock

@@ -11,11 +11,13 @@ For every PR the store remembers (``<p>prs``, written when the PR was opened), o
   the PR is forgotten (the approvals start again from zero).
 
 A PR whose repository or Argo CD cannot be read this time is left for the next run. Every outcome is appended to
-``argo-why:audit``. Reads only, apart from Slack messages.
+``argo-why:audit``. Reads only, apart from Slack messages; each is said once (an outbox key per PR and outcome),
+and the parent turns green under the app's lock, as alerts do.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -29,11 +31,12 @@ from bot.model import Alert
 from bot.services import Services
 from bot.slack.render.fixes import PRLink, fix_notice
 from bot.sources.git import GitHost, GitHostError, RepoRef
-from bot.state import ReportState, ThreadRef
+from bot.state import ReportState
 
 log = logging.getLogger("argo_why.followup")
 
-TurnGreen = Callable[[ThreadRef | None, Alert, str], Awaitable[None]]
+TurnGreen = Callable[[str, Alert], Awaitable[None]]
+"""Turn the parent of an app (its key) green, under the app's lock."""
 
 
 class PRFollowUp:
@@ -58,10 +61,12 @@ class PRFollowUp:
                     log.warning("PR %s of %s not followed up this time: %s", record.get("number"), fix_id, e)
         return settled
 
-    async def _say(self, record: dict[str, Any], template: str, icon: str = "") -> None:
+    async def _say(self, fix_id: str, record: dict[str, Any], template: str, icon: str = "") -> None:
+        """Say it in the fix's thread, once: a run that dies before it forgets the PR says it again otherwise."""
         pr = PRLink(int(record["number"]), str(record["url"]), str(record.get("by") or ""))
         message = fix_notice(template, app=str(record.get("app") or ""), icon=icon, pr=pr)
-        await self.s.poster.post(str(record["channel"]), message, thread_ts=str(record["thread_ts"]))
+        key = f"follow-up:{fix_id}:{pr.number}:{hashlib.sha256(template.encode()).hexdigest()[:8]}"
+        await self.s.outbox.post(str(record["channel"]), message, thread_ts=str(record["thread_ts"]), key=key)
 
     async def _audit(self, fix_id: str, record: dict[str, Any], decision: str) -> None:
         await self.s.store.append_audit(audit_record(user="argo-why", action="follow-up", decision=decision,
@@ -78,7 +83,7 @@ class PRFollowUp:
                 if isinstance(origin, dict) and origin.get("button"):
                     await self.fixes.replace_button(str(origin["channel"]), str(origin["ts"]),
                                                     str(origin["block_id"]), origin["button"])  # fmt: skip
-            await self._say(record, wording.SLACK_PR_CLOSED)
+            await self._say(fix_id, record, wording.SLACK_PR_CLOSED)
             await self.s.store.forget_pr(fix_id)
             await self._audit(fix_id, record, "closed")
             return 1
@@ -87,15 +92,15 @@ class PRFollowUp:
             application = await argocd.application(app, ns)
         if ((application.get("status") or {}).get("sync") or {}).get("status") != "Synced":
             if not record.get("merged_said"):
-                await self._say(record, wording.SLACK_PR_MERGED_WAITING)
+                await self._say(fix_id, record, wording.SLACK_PR_MERGED_WAITING)
                 await self.s.store.save_pr(fix_id, {**record, "merged_said": True})
                 await self._audit(fix_id, record, "merged")
             return 0
-        await self._say(record, wording.SLACK_PR_MERGED, wording.SLACK_ICON_SYNCED)
+        await self._say(fix_id, record, wording.SLACK_PR_MERGED, wording.SLACK_ICON_SYNCED)
         key = str(record.get("app_key") or app)
         ref = await self.s.store.get_thread(key)
         state = await ReportState.load(self.s.store, ref.report_state) if ref is not None and ref.report_state else None
-        await self.turn_green(ref, state.alert if state is not None else Alert(app=app, app_namespace=ns), key)
+        await self.turn_green(key, state.alert if state is not None else Alert(app=app, app_namespace=ns))
         await self.s.store.forget_pr(fix_id)
         await self._audit(fix_id, record, "merged and synced")
         return 1

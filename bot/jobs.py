@@ -7,6 +7,10 @@ that JSON (:meth:`Job.payload`) and back (:func:`parse_job`). Guarantees:
   before versions existed had the same shape and read as version 1) and rejects anything else,
   an unknown ``type`` or a malformed field with :class:`JobRejected` and a reason, so the worker
   dead-letters the entry instead of crashing on it; a newer job shape gets a new version number;
+* fields that are not the job's are ignored: ``revived`` (how often the dead-letter job queued it again) rides
+  along with a job without changing its shape;
+* :meth:`WebhookBody.of_application` is the body the notifications template renders for an Application, for the
+  alerts the scheduler raises itself (drift without a sync sends no webhook);
 * the webhook body (DESIGN.md section 4, the contract) is validated once, at the edge, by
   :class:`WebhookBody`; the worker receives it typed;
 * :func:`app_key` is the one way an Application is named in the store (thread map, mutes, digest);
@@ -26,6 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from bot.errors import ArgoWhyError
 
 JOB_VERSION = 1
+DEDUPE_TTL_S = 7 * 24 * 3600
+"""How long an alert's idempotency key (and the scheduler's own marks) keep a repeat from being queued."""
 _NAME = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
 
 
@@ -98,12 +104,39 @@ class WebhookBody(_Loose):
     def app_key(self) -> str:
         return app_key(self.app.name, self.app.namespace)
 
+    @classmethod
+    def of_application(cls, app: dict[str, Any], argocd_url: str | None = None) -> WebhookBody | None:
+        """The body the notifications template (``deploy/``) renders for ``app``, an Application as Argo CD's API
+        returns it (what the scheduler's sweep alerts with); ``None`` when the Application lacks what the contract
+        requires."""
+        try:
+            return cls.model_validate(webhook_body_of(app, argocd_url))
+        except (ValidationError, AttributeError, TypeError):
+            return None
+
     def idempotency_key(self) -> str:
         """app, revision, sync status and operation finish time: the notifications controller retries."""
         finished = self.operationState.finishedAt if self.operationState else None
         raw = "|".join([self.app.namespace or "", self.app.name, self.sync.revision or "", self.sync.status,
                         finished or ""])  # fmt: skip
         return "webhook:" + hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+
+def webhook_body_of(app: dict[str, Any], argocd_url: str | None = None) -> dict[str, Any]:
+    """The JSON the notifications template of ``deploy/argocd-notifications.yaml`` renders for an Application."""
+    meta, spec, status = app["metadata"], app.get("spec") or {}, app.get("status") or {}
+    op, sync = status.get("operationState"), status.get("sync") or {}
+    return {
+        "app": {"name": meta["name"], "namespace": meta.get("namespace"), "project": spec.get("project")},
+        "sync": {"status": sync.get("status"), "revision": sync.get("revision")},
+        "operationState": {k: op.get(k) for k in ("phase", "startedAt", "finishedAt")} if op else None,
+        "health": {"status": (status.get("health") or {}).get("status")},
+        "outOfSyncResources": [
+            {k: r.get(k) for k in ("group", "version", "kind", "namespace", "name")}
+            for r in status.get("resources") or [] if r.get("status") == "OutOfSync"
+        ],
+        "argocdUrl": argocd_url,
+    }  # fmt: skip
 
 
 # --- jobs ------------------------------------------------------------------------------------------------

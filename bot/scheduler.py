@@ -3,7 +3,8 @@
 Every replica runs an ``AsyncIOScheduler``; one job, the lease, takes or refreshes the store lock
 ``lock:scheduler-leader`` every ``tick_s`` seconds (the lock lives ``lease_s``, a few ticks, so a leader that dies
 is replaced within ``lease_s``). The other jobs run only while this replica holds the lease, each at its own
-interval, never two runs of one job at once (``max_instances=1``, missed runs coalesced). A job that fails is
+interval (or daily at ``HH:MM`` UTC), never two runs of one job at once (``max_instances=1``, missed runs
+coalesced). A job that fails is
 logged and runs again at its next interval; it never stops the scheduler. Stopping releases the lease at once so
 another replica takes over without waiting for it to expire.
 
@@ -15,9 +16,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.store import Store, StoreUnavailable
 
@@ -30,6 +33,8 @@ class Scheduled:
     name: str
     every_s: float
     run: Callable[[], Awaitable[object]]
+    at: str | None = None
+    """``HH:MM`` (UTC): daily at that time instead of every ``every_s``."""
 
 
 class Scheduler:
@@ -50,8 +55,13 @@ class Scheduler:
         sched.add_job(self._lease, "interval", seconds=self.tick_s, id="lease", next_run_time=now,
                       max_instances=1, coalesce=True)  # fmt: skip
         for job in self.jobs:
-            sched.add_job(self._guarded(job), "interval", seconds=job.every_s, id=job.name, max_instances=1,
-                          coalesce=True, misfire_grace_time=None)  # fmt: skip
+            if job.at is not None:
+                hour, _, minute = job.at.partition(":")
+                trigger = CronTrigger(hour=int(hour), minute=int(minute), timezone=UTC)
+            else:
+                trigger = IntervalTrigger(seconds=job.every_s)
+            sched.add_job(self._guarded(job), trigger, id=job.name, max_instances=1, coalesce=True,
+                          misfire_grace_time=None)  # fmt: skip
         sched.start()
         self._sched = sched
 

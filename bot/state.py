@@ -16,7 +16,7 @@ The keys and their lifetimes are listed in :mod:`bot.store`, which owns them.
 from __future__ import annotations
 
 import logging
-from dataclasses import fields
+from dataclasses import field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from bot.store import Store
 
 log = logging.getLogger(__name__)
+COUNTED_KEYS = 50
 
 
 @dataclass
@@ -43,8 +44,15 @@ class ThreadRef:
     updated: float = 0.0
     last_alert: str = ""
     """Idempotency key of the last webhook counted, so that a redelivered job is not counted twice."""
+    counted: list[str] = field(default_factory=list)
+    """The idempotency keys counted in this episode (the last :data:`COUNTED_KEYS`): a job redelivered after others
+    is not counted twice either."""
     report_state: str = ""
     """The :class:`ReportState` behind the parent as last posted, so that it can be rendered again (a PR link)."""
+    since: float = 0.0
+    """When the current drift episode began (reminders, the daily summary); 0 in entries written before it existed."""
+    analysed: float = 0.0
+    """When the analysis behind ``report_state`` began: an alert received before it needs no analysis of its own."""
 
     @classmethod
     def from_json_dict(cls, data: Any, app_key: str) -> ThreadRef | None:
@@ -86,9 +94,22 @@ class DigestItem(BaseModel):
 
     alert: Alert
     report: dict[str, Any]
+    reason: str | None = None
+    """Why the analysis failed (``alert.status`` "failed")."""
 
     def parsed_report(self) -> Report:
         return report_from_dict(self.report)
+
+    @classmethod
+    def of(cls, alert: Alert, report: Report, reason: str | None = None) -> DigestItem:
+        """What the digest needs of a report, no more (it may list a thousand apps, rewritten at every flush): per
+        finding the resource, pointer, cause and writer; the first warning."""
+        findings = [{"resource": f.resource.to_dict(), "pointer": f.pointer, "cause": f.cause,
+                     "writer": {"manager": f.writer.manager,
+                                "object": f.writer.object.to_dict() if f.writer.object else None}}
+                    for f in report.findings]  # fmt: skip
+        return cls(alert=alert, report={"app": report.app, "findings": findings, "warnings": report.warnings[:1]},
+                   reason=reason)  # fmt: skip
 
 
 class ReportState(StateModel, DigestItem):
@@ -121,3 +142,5 @@ class DigestState(StateModel):
 
     KIND: ClassVar[str] = "digest"
     items: dict[str, DigestItem]
+    grouped: bool = False
+    """The message groups the apps (too many for a line each): the full list goes into its thread at the end."""

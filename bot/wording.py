@@ -355,12 +355,29 @@ SLACK_DIFF_ABSENT_LIVE = " (absent live)"
 
 # a burst of apps drifting at once
 SLACK_DIGEST_TITLE = "{apps} went OutOfSync within a minute"
-SLACK_DIGEST_LINE = "{app}: {differences}; top cause: {cause}"
-SLACK_DIGEST_PENDING = "{app}: not analysed yet"
-SLACK_DIGEST_FAILED = "{app}: the analysis failed"
-SLACK_DIGEST_SYNCED = "{app}: Synced again"
-SLACK_DIGEST_CLEAN = "{app}: no field differs from Git"
-SLACK_DIGEST_MORE = ("and {count} more app", "and {count} more apps")
+# a digest too long for one line per app: groups by cause and writer, and the full list as a file in the thread
+SLACK_DIGEST_STATES: dict[str, str] = {  # the app's state in the digest
+    "drift": "OutOfSync",
+    "pending": "not analysed yet",
+    "failed": "the analysis failed",
+    "synced": "Synced again",
+    "clean": "no field differs from Git",
+}
+SLACK_DIGEST_LINES: dict[str, str] = {
+    **{state: "{app}: " + text for state, text in SLACK_DIGEST_STATES.items()},
+    "drift": "{app}: {differences}; top cause: {cause}",
+}
+SLACK_DIGEST_FAILED_WHY = "{app}: the analysis failed: {reason}"
+SLACK_DIGEST_GROUPED = "Too many apps for one message: they are grouped by cause and writer."
+SLACK_DIGEST_LIST_LATER = "The full list of {apps} goes into the thread when the burst is over."
+SLACK_DIGEST_LIST_ATTACHED = "The full list of {apps} is attached in the thread."
+SLACK_DIGEST_GROUP = "*{count}* · {cause} · {writer}"
+SLACK_DIGEST_GROUP_NO_WRITER = "*{count}* · {cause}"
+SLACK_DIGEST_NO_WRITER = "writer unknown"
+SLACK_DIGEST_MORE_GROUPS = ("and {count} more group: see the full list", "and {count} more groups: see the full list")
+SLACK_DIGEST_LIST_COLUMNS = ("app", "namespace", "status", "differences", "top cause", "writer", "detail", "argo cd")
+SLACK_DIGEST_LIST_FILE = "argo-why-digest-{date}.csv"
+SLACK_DIGEST_LIST_TITLE = "Every app of the digest ({apps})"
 SLACK_DIGEST_HINT = "One message for the whole burst instead of one per app. Show details explains one app."
 SLACK_BUTTON_DETAILS = "Show details"
 
@@ -376,6 +393,16 @@ SLACK_HELP_FOOTER = (
     "Alerts come as one message per drift episode, with the details in its thread. "
     "argo-why reads Argo CD and the cluster; it never changes them."
 )
+
+# the scheduler: reminders, the end of a mute, the daily summary (bot/slack/render/schedule.py)
+SLACK_REMINDER = "{app} has been OutOfSync for {duration} ({syncs}); the cause is above in this thread."
+SLACK_REMINDER_HINT = "Fix it, mute it (`/argo mute {app} 1d`), or Re-check if it settled."
+SLACK_MUTE_ENDED = "The mute of {app} by {user} has ended, and it is still OutOfSync: argo-why looks at it again."
+SLACK_SUMMARY_TITLE = "The {apps} drifting longest"
+SLACK_SUMMARY_LINE = "{app}: OutOfSync for {duration} ({syncs})"
+SLACK_SUMMARY_HINT = "One message a day. The explanation of each is in its thread; /argo why <app> looks again."
+SLACK_DURATION_UNITS = (("{count} day", "{count} days"), ("{count} hour", "{count} hours"),
+                        ("{count} minute", "{count} minutes"))  # fmt: skip
 
 
 # --- Pull requests (bot/fixes/pr_text.py) ---

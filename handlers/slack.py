@@ -9,6 +9,7 @@ store; a double click (same ``action_ts``, user and action) is handled once.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import asdict, dataclass
@@ -25,6 +26,7 @@ from bot.store import StoreUnavailable
 
 _APP = re.compile(r"^(?:(?P<ns>[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)/)?(?P<name>[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)$")
 _DURATION = re.compile(r"^(?:(?P<d>\d+)d)?(?:(?P<h>\d+)h)?(?:(?P<m>\d+)m)?$")
+log = logging.getLogger("argo_why.slack")
 MAX_MUTE_S = 30 * 24 * 3600
 ACTION_DEDUPE_S = 600
 
@@ -55,6 +57,14 @@ def parse_duration(text: str) -> int | None:
     return seconds if 60 <= seconds <= MAX_MUTE_S else None
 
 
+async def _tell(respond: AsyncRespond, text: str) -> None:
+    """An ephemeral answer after the ack, through the request's response_url (none: nothing to answer to)."""
+    try:
+        await respond(text=text, response_type="ephemeral", replace_original=False)
+    except ValueError:  # Bolt's way of saying that the request carried no response_url
+        log.info("no response_url to answer %r", text)
+
+
 async def _ack_error(ack: AsyncAck, text: str) -> None:
     msg = error_message(text)
     await ack(text=msg.text, blocks=msg.blocks)
@@ -64,7 +74,7 @@ def register(app: AsyncApp, services: Intake) -> None:
     """Attach the ``/argo`` command and the button listeners to a Bolt app."""
 
     @app.command("/argo")
-    async def argo_command(ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
+    async def argo_command(ack: AsyncAck, command: dict[str, Any]) -> None:
         words = (command.get("text") or "").split()
         sub = words[0].lower() if words else "help"
         services.metrics.commands.labels(name=sub if sub in ("why", "diff", "mute", "help") else "unknown").inc()
@@ -87,9 +97,9 @@ def register(app: AsyncApp, services: Intake) -> None:
                     await _ack_error(ack, wording.BAD_DURATION)
                     return
                 await services.store.set_mute(app_key(name, ns), time.time() + seconds, user)
-                await ack()
-                await respond(text=wording.MUTED.format(user=user, app=app_key(name, ns), duration=words[2]),
-                              response_type="in_channel")  # fmt: skip
+                # the answer to the command itself: no response_url needed (a request may come without one)
+                await ack(text=wording.MUTED.format(user=user, app=app_key(name, ns), duration=words[2]),
+                          response_type="in_channel")  # fmt: skip
                 return
             job = CommandJob(command="why" if sub == "why" else "diff", app=name, app_namespace=ns, channel=channel,
                              user=user, response_url=command.get("response_url"))  # fmt: skip
@@ -111,7 +121,7 @@ def register(app: AsyncApp, services: Intake) -> None:
             if not await services.store.first_seen(key, ACTION_DEDUPE_S):
                 return None
         except StoreUnavailable:
-            await respond(text=wording.STORE_DOWN, response_type="ephemeral", replace_original=False)
+            await _tell(respond, wording.STORE_DOWN)
             return None
         message = body.get("message") or {}
         return Click(
@@ -125,7 +135,7 @@ def register(app: AsyncApp, services: Intake) -> None:
         try:
             await services.queue.enqueue(job.payload())
         except StoreUnavailable:
-            await respond(text=wording.STORE_DOWN, response_type="ephemeral", replace_original=False)
+            await _tell(respond, wording.STORE_DOWN)
 
     @app.action(ActionId.SHOW_DIFF)
     async def show_diff(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
@@ -147,11 +157,11 @@ def register(app: AsyncApp, services: Intake) -> None:
         try:
             state = await ReportState.load(services.store, click.state)
             if state is None:
-                await respond(text=wording.STATE_EXPIRED, response_type="ephemeral", replace_original=False)
+                await _tell(respond, wording.STATE_EXPIRED)
                 return
             await services.store.set_mute(state.app_key, time.time() + 24 * 3600, click.user)
         except StoreUnavailable:
-            await respond(text=wording.STORE_DOWN, response_type="ephemeral", replace_original=False)
+            await _tell(respond, wording.STORE_DOWN)
             return
         note = wording.MUTED.format(user=click.user, app=state.app_key, duration="24h")
         await _enqueue(NoteJob(channel=click.channel, thread_ts=click.thread_ts, text=note), respond)

@@ -7,16 +7,19 @@ status, operation finish time) because the notifications controller retries,
 enqueues durably and answers 202 in milliseconds. Outcomes:
 
 * 401 wrong or missing token; 413 body over 1 MiB; 400 not JSON or not the contract
-  (the reason in the body); nothing is enqueued for any of them;
+  (the reason in the body); nothing is enqueued for any of them. An oversized body is
+  read (and thrown away) up to 8 MiB before the 413 is sent, and the connection is
+  closed after it: a client still sending would otherwise see a reset, not the 413;
 * 200 ``duplicate`` for an alert already accepted;
 * 202 ``queued`` with the stream entry id;
-* 503 when Redis is unavailable: the notifications controller retries, and the
-  dedupe mark is removed so that the retry is not mistaken for a duplicate.
+* 503 when Redis is unavailable: the notifications controller retries. The dedupe
+  mark and the entry are written together (:meth:`WorkQueue.enqueue_once`), so an
+  alert answered 503 is never taken for a duplicate when it comes again, and one
+  answered "duplicate" is always in the queue.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import time
 
@@ -25,11 +28,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from bot.intake import Intake
-from bot.jobs import WebhookBody, WebhookJob
+from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.store import StoreUnavailable
 
 MAX_BODY = 1024 * 1024
-DEDUPE_TTL_S = 7 * 24 * 3600
+DRAIN_LIMIT = 8 * 1024 * 1024
 
 
 def _error(status: int, reason: str) -> JSONResponse:
@@ -43,15 +46,21 @@ def _authorized(request: Request, token: str) -> bool:
 
 
 async def _read_bounded(request: Request) -> bytes | None:
+    """The body, or ``None`` when it is over :data:`MAX_BODY`; the rest of an oversized body is read and dropped
+    (up to :data:`DRAIN_LIMIT`) so that the client gets to read the answer."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-        return None
+    size = int(declared) if declared is not None and declared.isdigit() else 0
+    if size > DRAIN_LIMIT:
+        return None  # not worth reading: the client may see the connection reset
     body = bytearray()
+    seen = 0
     async for chunk in request.stream():
-        body.extend(chunk)
-        if len(body) > MAX_BODY:
-            return None
-    return bytes(body)
+        seen += len(chunk)
+        if seen > DRAIN_LIMIT:
+            break
+        if seen <= MAX_BODY and size <= MAX_BODY:
+            body.extend(chunk)
+    return bytes(body) if seen <= MAX_BODY and size <= MAX_BODY else None
 
 
 def _reason(e: ValidationError) -> str:
@@ -69,7 +78,9 @@ async def argocd_webhook(request: Request, services: Intake) -> JSONResponse:
     raw = await _read_bounded(request)
     if raw is None:
         m.labels(outcome="too_large").inc()
-        return _error(413, f"body over {MAX_BODY} bytes")
+        response = _error(413, f"body over {MAX_BODY} bytes")
+        response.headers["Connection"] = "close"
+        return response
     try:
         body = WebhookBody.model_validate_json(raw)
     except ValidationError as e:
@@ -78,17 +89,14 @@ async def argocd_webhook(request: Request, services: Intake) -> JSONResponse:
             return _error(400, "body is not valid JSON")
         return _error(400, _reason(e))
     key = body.idempotency_key()
+    job = WebhookJob(body=body, received=time.time(), key=key)
     try:
-        if not await services.store.first_seen(key, DEDUPE_TTL_S):
-            m.labels(outcome="duplicate").inc()
-            return JSONResponse({"status": "duplicate"}, status_code=200)
-        job = WebhookJob(body=body, received=time.time(), key=key)
-        entry = await services.queue.enqueue(job.payload())
+        entry = await services.queue.enqueue_once(key, DEDUPE_TTL_S, job.payload())
     except StoreUnavailable:
         m.labels(outcome="unavailable").inc()
-        # the mark must not outlive a failed enqueue, or Argo CD's retry would be taken for a duplicate
-        with contextlib.suppress(StoreUnavailable):
-            await services.store.forget(key)
         return _error(503, "state store unavailable; retry")
+    if entry is None:
+        m.labels(outcome="duplicate").inc()
+        return JSONResponse({"status": "duplicate"}, status_code=200)
     m.labels(outcome="accepted").inc()
     return JSONResponse({"status": "queued", "id": entry}, status_code=202)

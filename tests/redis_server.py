@@ -5,7 +5,10 @@ Fixtures:
 * ``redis_server`` (session) -- one server on a free local port, no persistence; yields its URL;
 * ``redis_url`` (function) -- that URL, after a FLUSHALL, so every test starts from an empty Redis;
 * ``redis_outage`` (function) -- a separate throwaway :class:`RedisProcess` a test may ``stop()`` and ``start()``
-  (same port) to simulate an outage without disturbing the shared server.
+  (same port) to simulate an outage without disturbing the shared server;
+* ``durable_redis`` (function) -- the same with persistence as production should run it (AOF, fsync on every
+  write): ``kill()`` it (SIGKILL) and ``start()`` it again, and every write it acknowledged is still there;
+* :class:`RedisProxy` -- a proxy that takes Redis away exactly when a given command is sent.
 
 If ``redis-server`` is not on PATH, ``scripts/ensure-tools.sh redis-server`` installs it (Debian package of the
 same name); if it is still missing the tests using these fixtures fail with a message saying so.
@@ -13,6 +16,7 @@ same name); if it is still missing the tests using these fixtures fail with a me
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shutil
 import socket
@@ -53,10 +57,11 @@ def _free_port() -> int:
 class RedisProcess:
     """One ``redis-server`` on 127.0.0.1, without persistence, that can be stopped and started again."""
 
-    def __init__(self, binary: str, workdir: Path, port: int | None = None) -> None:
+    def __init__(self, binary: str, workdir: Path, port: int | None = None, *, durable: bool = False) -> None:
         self.binary = binary
         self.workdir = workdir
         self.port = port or _free_port()
+        self.durable = durable
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -65,9 +70,11 @@ class RedisProcess:
 
     def start(self, timeout_s: float = 5.0) -> None:
         log = (self.workdir / f"redis-{self.port}.log").open("ab")
-        # --save "" / --appendonly no: a restart comes back empty, like a Redis without persistence.
+        # --save "" / --appendonly no: a restart comes back empty, like a Redis without persistence. Durable: every
+        # write is in the append-only file before Redis answers it, so a SIGKILL loses nothing acknowledged.
+        aof = ["yes", "--appendfsync", "always"] if self.durable else ["no"]
         self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", *aof,
              "--daemonize", "no", "--dir", str(self.workdir)],
             stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -86,6 +93,13 @@ class RedisProcess:
         tail = (self.workdir / f"redis-{self.port}.log").read_text(errors="replace")[-2000:]
         pytest.fail(f"redis-server on port {self.port} did not answer PING within {timeout_s}s:\n{tail}", pytrace=False)
 
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no last write; what is not in the append-only file yet is gone."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
@@ -97,10 +111,10 @@ class RedisProcess:
         self.proc = None
 
 
-def _start_on_free_port(binary: str, workdir: Path) -> RedisProcess:
+def _start_on_free_port(binary: str, workdir: Path, *, durable: bool = False) -> RedisProcess:
     # The port is free when picked but could be taken before redis-server binds it; try another then.
     for attempt in range(3):
-        server = RedisProcess(binary, workdir)
+        server = RedisProcess(binary, workdir, durable=durable)
         try:
             server.start()
             return server
@@ -134,3 +148,71 @@ def redis_outage(tmp_path: Path) -> Iterator[RedisProcess]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def durable_redis(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A Redis of the test's own with an fsync'd append-only file: ``.kill()`` and ``.start()`` keep its data."""
+    server = _start_on_free_port(_redis_server_binary(), tmp_path, durable=True)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class RedisProxy:
+    """A TCP proxy in front of a Redis that goes down the moment a client sends ``trigger`` (``cut_on``): that
+    command never reaches Redis, every connection is dropped and new ones are refused until ``restore()``. It puts
+    an outage exactly between two commands of the bot (the dedupe mark and the enqueue)."""
+
+    def __init__(self, redis_url: str) -> None:
+        host_port = redis_url.split("//", 1)[1].split("/", 1)[0]
+        self._host, _, port = host_port.rpartition(":")
+        self._port = int(port)
+        self._trigger: bytes | None = None
+        self.down = False
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._server: asyncio.Server | None = None
+        self.url = ""
+
+    async def __aenter__(self) -> RedisProxy:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.url = f"redis://127.0.0.1:{self._server.sockets[0].getsockname()[1]}/0"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._drop_all()
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    def cut_on(self, trigger: bytes) -> None:
+        self._trigger = trigger
+
+    def restore(self) -> None:
+        self._trigger, self.down = None, False
+
+    def _drop_all(self) -> None:
+        for w in list(self._writers):
+            w.close()
+        self._writers.clear()
+
+    async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        if self.down:
+            client_w.close()
+            return
+        redis_r, redis_w = await asyncio.open_connection(self._host, self._port)
+        self._writers |= {client_w, redis_w}
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, watch: bool) -> None:
+            with contextlib.suppress(ConnectionError, OSError):
+                while data := await src.read(65536):
+                    if watch and self._trigger is not None and self._trigger in data:
+                        self.down = True
+                        self._drop_all()
+                        return
+                    dst.write(data)
+                    await dst.drain()
+            dst.close()
+
+        await asyncio.gather(pipe(client_r, redis_w, True), pipe(redis_r, client_w, False))

@@ -171,6 +171,53 @@ async def test_dead_letter_records_the_job_and_removes_it(kit: QueueKit) -> None
         assert dead["deliveries"] == 2
 
 
+async def test_enqueue_once_queues_a_mark_once_and_never_leaves_a_mark_without_its_entry(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        await q.ensure()
+        first = await q.enqueue_once("webhook:abc", 60, {"n": 1})
+        assert first is not None
+        assert await q.enqueue_once("webhook:abc", 60, {"n": 2}) is None  # Argo CD's retry: a duplicate
+        with pytest.raises(TypeError):
+            await q.enqueue_once("webhook:def", 60, {"n": object()})
+        assert await q.enqueue_once("webhook:def", 60, {"n": 3}) is not None  # the refused one left no mark
+        assert [e.job for e in await q.read("w", count=5, block_ms=0)] == [{"n": 1}, {"n": 3}]
+
+
+async def test_a_touched_entry_is_not_claimed_and_a_released_one_is_claimed_at_once(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        await q.ensure()
+        a = await q.enqueue({"n": 1})
+        b = await q.enqueue({"n": 2})
+        await q.read("w1", count=2, block_ms=0)
+        await kit.idle(IDLE_MS + 10)
+        assert await q.touch("w1", a)  # w1 is alive and working on a
+        assert await q.touch("w9", b) is False  # not w9's: nothing happens
+        assert ids(await q.claim_stale("w2", IDLE_MS)) == [b]  # b is idle, a is not
+        assert await q.touch("w1", b) is False  # w2 holds b now: w1 must not take it back
+        await q.release("w1", a)  # w1 stops: a is handed back without waiting
+        (entry,) = await q.claim_stale("w3", 60_000)
+        assert (entry.id, entry.deliveries) == (a, 2)
+        await q.release("w1", a)  # no longer w1's: nothing happens
+        assert await q.claim_stale("w4", 60_000) == []
+
+
+async def test_dead_letters_marked_for_retry_can_be_revived(kit: QueueKit) -> None:
+    async with kit.open() as q:
+        await q.ensure()
+        await q.enqueue({"type": "webhook", "n": 1})
+        await q.enqueue({"type": "note", "n": 2})
+        (e1, e2) = await q.read("w", count=2, block_ms=0)
+        e1_reason = "Argo CD at https://argocd.example.com failed (503)"
+        await q.dead_letter(e1, e1_reason, retry=True)
+        await q.dead_letter(e2, "unreadable")
+        dead = await kit.dead_letters(q)
+        assert [(d["retry"], d["reason"]) for d in dead] == [(True, e1_reason), (False, "unreadable")]
+        revived = await q.revive(str(dead[0]["dead_id"]), {"type": "webhook", "n": 1, "revived": 1})
+        assert [d["id"] for d in await kit.dead_letters(q)] == [e2.id]
+        (entry,) = await q.read("w", block_ms=0)
+        assert (entry.id, entry.job) == (revived, {"type": "webhook", "n": 1, "revived": 1})
+
+
 async def test_read_waits_up_to_block_ms_and_wakes_on_enqueue(kit: QueueKit) -> None:
     async with kit.open() as q:
         await q.ensure()
@@ -239,7 +286,15 @@ async def test_redis_keys_are_the_documented_ones_and_acked_entries_are_deleted(
         (_, eb) = await q.read("w", count=2, block_ms=0)
         await q.ack(a)
         await q.dead_letter(eb, "no")
-        assert {k async for k in raw.scan_iter("*")} == {"argo-why:jobs", "argo-why:dead"}
+        await q.enqueue_once("webhook:abc", 600, {"n": 3})
+        (ec,) = await q.read("w", block_ms=0)
+        await q.ack(ec.id)
+        assert {k async for k in raw.scan_iter("*")} == {
+            "argo-why:jobs",
+            "argo-why:dead",
+            "argo-why:jobs:seen:webhook:abc",
+        }
+        assert 598 <= await raw.ttl("argo-why:jobs:seen:webhook:abc") <= 600
         assert await raw.xlen("argo-why:jobs") == 0
         assert await raw.ttl("argo-why:jobs") == -1 and await raw.ttl("argo-why:dead") == -1  # bounded by MAXLEN
         groups = await raw.xinfo_groups("argo-why:jobs")
@@ -291,6 +346,11 @@ def free_port() -> int:
 QUEUE_OPS: list[tuple[str, Callable[[RedisQueue], Awaitable[object]]]] = [
     ("ensure", lambda q: q.ensure()),
     ("enqueue", lambda q: q.enqueue({"n": 1})),
+    ("enqueue_once", lambda q: q.enqueue_once("m", 60, {"n": 1})),
+    ("touch", lambda q: q.touch("w", "1-0")),
+    ("release", lambda q: q.release("w", "1-0")),
+    ("revive", lambda q: q.revive("1-0", {"n": 1})),
+    ("dead_letters", lambda q: q.dead_letters()),
     ("read", lambda q: q.read("w", block_ms=0)),
     ("ack", lambda q: q.ack("1-0")),
     ("claim_stale", lambda q: q.claim_stale("w", 10)),

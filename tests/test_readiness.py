@@ -15,8 +15,9 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from bot.app import Runtime, build_app, build_services, server_for
+from bot.app import build_app, build_services, server_for
 from bot.config import ConfigError, Settings, load_settings
+from bot.runtime import Runtime
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack

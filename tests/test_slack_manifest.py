@@ -25,6 +25,9 @@ METHOD_SCOPES: dict[str, set[str]] = {
     "files.completeUploadExternal": {"files:write"},
     "usergroups.users.list": {"usergroups:read"},
     "users.info": {"users:read"},
+    # the outbox reads back public and private alert channels (DMs and group DMs are never alert channels)
+    "conversations.history": {"channels:history", "groups:history"},
+    "conversations.replies": {"channels:history", "groups:history"},
 }
 # slack_sdk helpers that call several methods
 HELPERS = {"files_upload_v2": ("files.getUploadURLExternal", "files.completeUploadExternal")}

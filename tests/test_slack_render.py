@@ -7,6 +7,8 @@ Golden files live in tests/golden/slack/; ``UPDATE_GOLDEN=1 pytest tests/test_sl
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
@@ -37,6 +39,7 @@ from bot.slack.render import (
     parent_message,
     thread_messages,
 )
+from bot.slack.render.digest import digest_list
 from tests.conftest import CASEBOOK, deployment, entry, live_of
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "slack"
@@ -455,8 +458,10 @@ def test_two_hundred_findings_stay_within_slack_limits() -> None:
     # the diff does not fit: a short message and the whole text as a file
     assert file is not None and len(diff.blocks) == 1
     assert all(f.pointer in file for f in report.findings)
-    # the digest collapses what does not fit
-    assert re.search(r"and \d+ more apps", json.dumps(digest.blocks))
+    # the digest groups what does not fit, and says where the full list is
+    grouped = json.dumps(digest.blocks, ensure_ascii=False)
+    assert "80 apps went OutOfSync" in digest.text and "*80* · rewritten by an autoscaler" in grouped
+    assert "full list of 80 apps" in grouped
 
 
 def test_worst_case_text_still_fits() -> None:
@@ -497,21 +502,33 @@ def test_long_text_is_cut_with_a_note() -> None:
     assert section.endswith(wording.SLACK_CUT.format(app="shop"))
 
 
-def test_digest_of_many_apps_collapses_the_rest() -> None:
-    items: list[tuple[Alert, Report | None]] = [(hand_alert(app=f"app-{i:03d}"), None) for i in range(120)]
+def test_a_digest_too_long_for_a_line_per_app_groups_them_by_cause_and_writer_and_lists_every_app() -> None:
+    """Issue 10, point 7: hundreds of apps were "and 960 more"; every app must be findable."""
+    hpa = hand_report()
+    manual = Report(app="x", findings=[finding(cause="manual-edit", writer=Writer("kubectl-edit", "Update"))])
+    items: list[tuple[Alert, Report | None]] = []
+    for i in range(960):
+        alert = hand_alert(app=f"app-{i:03d}", status="failed" if i % 100 == 7 else "drift")
+        items.append((alert, manual if i % 3 == 0 else hpa))
     buttons = {a.app: Buttons("d", "m", f"recheck-{a.app}") for a, _ in items}
-    message = digest_message(items, buttons)
+    reasons = {a.app: "Argo CD at https://argocd.example.com failed (503: unavailable)" for a, _ in items}
+    message = digest_message(items, buttons, reasons=reasons)
     assert_valid(message)
-    sections = [b for b in message.blocks if b["type"] == "section" and "accessory" in b]
-    more = re.search(r"and (\d+) more apps", json.dumps(message.blocks))
-    assert more and len(sections) + int(more.group(1)) == 120
-    assert sections[0]["accessory"] == {
-        "type": "button",
-        "action_id": "recheck",
-        "text": {"type": "plain_text", "text": "Show details"},
-        "value": "recheck-app-000",
-    }
+    text = json.dumps(message.blocks, ensure_ascii=False)
+    assert "and 9" not in message.text and "more apps" not in text
+    counts = [int(n) for n in re.findall(r"\*(\d+)\* · ", text)]
+    assert sum(counts) == 960 and len(counts) == 3  # manual edits, autoscaler, failed
+    assert "rewritten by an autoscaler · kube-controller-manager" in text and "changed by hand · kubectl-edit" in text
+    assert "goes into the thread when the burst is over" in text
+    attached = digest_message(items, None, reasons=reasons, listed="attached")
+    assert "is attached in the thread" in json.dumps(attached.blocks)
+    rows = list(csv.reader(io.StringIO(digest_list(items, reasons))))
+    assert rows[0][0] == "app" and len(rows) == 961 and {r[0] for r in rows[1:]} == {a.app for a, _ in items}
+    failed = next(r for r in rows if r[0] == "app-007")
+    assert failed[2] == "the analysis failed" and "503" in failed[6]
     assert "accessory" not in json.dumps(digest_message(items[:11], None).blocks)
+    few = digest_message(items[:11], buttons)
+    assert len([b for b in few.blocks if "accessory" in b]) == 11  # a line (and a button) per app when they fit
 
 
 def test_diff_fits_in_a_code_block() -> None:

@@ -8,6 +8,7 @@ test also waits for a real sub-second expiry, so the simulation cannot hide a ke
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import socket
 import time
@@ -320,41 +321,106 @@ async def test_note_alert_does_not_move_an_app_back_in_time(kit: StoreKit) -> No
 # --- digest ---------------------------------------------------------------------------------------------------
 
 
-async def test_digest_drain_takes_everything_once_latest_per_app(kit: StoreKit) -> None:
+def _payloads(raw: dict[str, str]) -> list[Any]:
+    return [json.loads(v) for v in raw.values()]
+
+
+async def test_digest_is_peeked_latest_per_app_and_kept_until_taken(kit: StoreKit) -> None:
     async with kit.open() as s:
-        assert await s.drain_digest() == []
+        assert await s.peek_digest() == {}
         await s.add_to_digest("argocd/web", {"n": 1})
         await s.add_to_digest("argocd/api", {"n": 2, "report": {"causes": ["hpa"]}})
         await s.add_to_digest("argocd/web", {"n": 3})
-        assert await s.drain_digest() == [{"n": 2, "report": {"causes": ["hpa"]}}, {"n": 3}]
-        assert await s.drain_digest() == []
+        seen = await s.peek_digest()
+        assert list(seen) == ["argocd/api", "argocd/web"]
+        assert _payloads(seen) == [{"n": 2, "report": {"causes": ["hpa"]}}, {"n": 3}]
+        assert await s.peek_digest() == seen  # a bot that stops before Slack accepted the digest loses nothing
+        await s.take_from_digest(seen)
+        assert await s.peek_digest() == {}
 
 
-async def test_digest_drain_is_atomic_under_concurrent_adds(kit: StoreKit) -> None:
+async def test_taking_the_digest_keeps_what_was_added_meanwhile(kit: StoreKit) -> None:
     async with kit.open() as s:
-        drained: list[dict[str, Any]] = []
+        await s.add_to_digest("a", {"n": 1})
+        await s.add_to_digest("b", {"n": 2})
+        seen = await s.peek_digest()
+        await s.add_to_digest("b", {"n": 3})  # a newer alert of b while the digest was being posted
+        await s.add_to_digest("c", {"n": 4})
+        await s.take_from_digest(seen)
+        assert _payloads(await s.peek_digest()) == [{"n": 3}, {"n": 4}]
 
-        async def drainer() -> None:
+
+async def test_concurrent_adds_and_takes_lose_nothing(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        posted: list[Any] = []
+
+        async def flusher() -> None:
             for _ in range(30):
-                drained.extend(await s.drain_digest())
+                seen = await s.peek_digest()
+                posted.extend(_payloads(seen))
+                await s.take_from_digest(seen)
                 await asyncio.sleep(0)
 
         adds = (s.add_to_digest(f"app-{i:03d}", {"i": i}) for i in range(120))
-        await asyncio.gather(drainer(), *adds)
-        drained.extend(await s.drain_digest())
-        assert sorted(d["i"] for d in drained) == list(range(120))  # none lost, none twice
+        await asyncio.gather(flusher(), *adds)
+        posted.extend(_payloads(await s.peek_digest()))
+        assert sorted({d["i"] for d in posted}) == list(range(120))  # none lost
 
 
-async def test_undrained_digest_expires_after_a_week(kit: StoreKit) -> None:
+async def test_untaken_digest_expires_after_a_week(kit: StoreKit) -> None:
     async with kit.open() as s:
         await s.add_to_digest("a", {"n": 1})
         await kit.advance(6 * DAY)
         await s.add_to_digest("b", {"n": 2})  # every add restarts the week
         await kit.advance(6 * DAY)
-        assert await s.drain_digest() == [{"n": 1}, {"n": 2}]
-        await s.add_to_digest("a", {"n": 1})
+        assert _payloads(await s.peek_digest()) == [{"n": 1}, {"n": 2}]
         await kit.advance(7 * DAY + 1)
-        assert await s.drain_digest() == []
+        assert await s.peek_digest() == {}
+
+
+# --- ended mutes, drifting threads, the outbox -------------------------------------------------------------------
+
+
+async def test_ended_mutes_are_listed_until_forgotten_and_a_new_mute_survives_forgetting(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        now = kit.now()
+        await s.set_mute("argocd/a", now + 60, "U1")
+        await s.set_mute("argocd/b", now + 3600, "U2")
+        assert await s.ended_mutes(now) == {}
+        ended = await s.ended_mutes(now + 61)
+        assert list(ended) == ["argocd/a"] and json.loads(ended["argocd/a"]) == {"until": now + 60, "by": "U1"}
+        await s.set_mute("argocd/a", now + 7200, "U3")  # muted again before the job forgot the old one
+        await s.forget_mutes(ended)
+        assert list(await s.ended_mutes(now + 7201)) == ["argocd/a", "argocd/b"]
+        await s.forget_mutes(await s.ended_mutes(now + 7201))
+        assert await s.ended_mutes(now + 7201) == {}
+
+
+async def test_drifting_threads_are_listed_oldest_first_and_leave_when_synced(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        await s.save_thread(replace(REF, since=300.0), "argocd/c")
+        await s.save_thread(replace(REF, since=100.0), "argocd/a")
+        await s.save_thread(replace(REF, since=0.0, updated=200.0), "argocd/b")  # saved before `since` existed
+        await s.save_thread(replace(REF, since=50.0), "__digest__")  # not an app
+        assert await s.drifting(10) == [("argocd/a", 100.0), ("argocd/b", 200.0), ("argocd/c", 300.0)]
+        assert await s.drifting(1) == [("argocd/a", 100.0)]
+        await s.save_thread(replace(REF, status="synced"), "argocd/a")
+        await s.forget_drifting("argocd/b")
+        assert await s.drifting(10) == [("argocd/c", 300.0)]
+
+
+async def test_outbox_records_round_trip_expire_and_are_deleted(kit: StoreKit) -> None:
+    async with kit.open() as s:
+        assert await s.outbox_get("parent:argocd/web") is None
+        await s.outbox_put("parent:argocd/web", {"marker": "m1", "at": 1.5}, 60)
+        assert await s.outbox_get("parent:argocd/web") == {"marker": "m1", "at": 1.5}
+        await s.outbox_put("parent:argocd/web", {"channel": "C1", "ts": "1.000100"}, 60)
+        assert await s.outbox_get("parent:argocd/web") == {"channel": "C1", "ts": "1.000100"}
+        await s.outbox_delete("parent:argocd/web")
+        assert await s.outbox_get("parent:argocd/web") is None
+        await s.outbox_put("job:1-0:1", {"channel": "C1", "ts": "2.0"}, 60)
+        await kit.advance(61)
+        assert await s.outbox_get("job:1-0:1") is None
 
 
 # --- locks ----------------------------------------------------------------------------------------------------
@@ -482,6 +548,7 @@ async def test_redis_uses_exactly_the_documented_keys_each_with_a_ttl(redis_url:
         await store.set_mute("argocd/web", now + 3600, "U1")
         await store.note_alert("argocd/web", now, 300)
         await store.add_to_digest("argocd/web", {"x": 1})
+        await store.outbox_put("parent:argocd/web", {"marker": "m"}, 3600)
         await store.acquire_lock("sweep", "r1", 45)
         await store.refresh_lock("sweep", "r1", 50)
         await store.add_approval("argocd/web:abc", "U1", {}, now, DAY)
@@ -492,8 +559,11 @@ async def test_redis_uses_exactly_the_documented_keys_each_with_a_ttl(redis_url:
             f"{PREFIX}thread:argocd/web": THREAD_TTL_S,
             f"{PREFIX}state:{sid}": 600,
             f"{PREFIX}mute:argocd/web": 3600,
+            f"{PREFIX}muted": 31 * DAY,
             f"{PREFIX}alerts": 300,
             f"{PREFIX}digest": 7 * DAY,
+            f"{PREFIX}drifting": THREAD_TTL_S,
+            f"{PREFIX}post:parent:argocd/web": 3600,
             f"{PREFIX}lock:sweep": 50,
             f"{PREFIX}approvals:argocd/web:abc": DAY,
             f"{PREFIX}prs": 90 * DAY,
@@ -533,7 +603,15 @@ STORE_OPS: list[tuple[str, Callable[[RedisStore], Awaitable[object]]]] = [
     ("mute_until", lambda s: s.mute_until("a", time.time())),
     ("note_alert", lambda s: s.note_alert("a", time.time(), 60)),
     ("add_to_digest", lambda s: s.add_to_digest("a", {})),
-    ("drain_digest", lambda s: s.drain_digest()),
+    ("peek_digest", lambda s: s.peek_digest()),
+    ("take_from_digest", lambda s: s.take_from_digest({"a": "{}"})),
+    ("ended_mutes", lambda s: s.ended_mutes(time.time())),
+    ("forget_mutes", lambda s: s.forget_mutes({"a": "{}"})),
+    ("drifting", lambda s: s.drifting(10)),
+    ("forget_drifting", lambda s: s.forget_drifting("a")),
+    ("outbox_get", lambda s: s.outbox_get("k")),
+    ("outbox_put", lambda s: s.outbox_put("k", {}, 60)),
+    ("outbox_delete", lambda s: s.outbox_delete("k")),
     ("acquire_lock", lambda s: s.acquire_lock("l", "o", 30)),
     ("refresh_lock", lambda s: s.refresh_lock("l", "o", 30)),
     ("release_lock", lambda s: s.release_lock("l", "o")),
@@ -588,7 +666,7 @@ async def test_outage_mid_test_raises_store_unavailable_and_recovers(redis_outag
         assert await store.acquire_lock("sweep", "r1", 30)
         assert await store.refresh_lock("sweep", "r1", 30)  # the Lua script is now cached by that server
         redis_outage.stop()  # the pooled connection is now dead, and reconnecting is refused
-        for op in (store.ping(), store.first_seen("k2", 60), store.drain_digest()):
+        for op in (store.ping(), store.first_seen("k2", 60), store.peek_digest()):
             with pytest.raises(StoreUnavailable) as caught:
                 await op
             assert f"127.0.0.1:{redis_outage.port}" in str(caught.value)

@@ -25,6 +25,9 @@ What the fake guarantees (the parts of Slack's wire format it reproduces):
   rules: given ``blocks`` replace the whole list (``[]`` removes them), omitted ``blocks`` are kept (notes §7); an
   unknown ``ts`` answers ``message_not_found``. A message without ``text``, ``blocks`` and ``attachments`` answers
   ``no_text``; more than 50 blocks answers ``invalid_blocks`` (notes §8).
+* Reading back: ``conversations.history`` (top-level messages, newest first) and ``conversations.replies`` (the
+  parent, then its replies), with ``oldest``/``latest``, ``limit`` and ``cursor``; the ``metadata`` a message was
+  posted with is returned only with ``include_all_metadata``, as on Slack.
 * Files: ``files_upload_v2``'s three steps (notes §10): ``files.getUploadURLExternal`` returns an ``upload_url`` on this
   server; the POST of the bytes answers ``200 text/plain "OK - <length>"`` like files.slack.com (the SDK reads it as
   text); ``files.completeUploadExternal`` shares the uploaded bytes (``uploads``) and answers ``files: [{id, title}]``.
@@ -257,6 +260,8 @@ class FakeSlack(BackgroundServer):
             "chat.postEphemeral": self._post_ephemeral,
             "chat.getPermalink": self._get_permalink,
             "conversations.info": self._conversations_info,
+            "conversations.history": self._history,
+            "conversations.replies": self._replies,
             "users.info": self._users_info,
             "usergroups.users.list": self._usergroup_users,
             "files.getUploadURLExternal": self._get_upload_url,
@@ -443,6 +448,26 @@ class FakeSlack(BackgroundServer):
             message["edited"] = {"user": record["user"], "ts": record["edited_ts"]}
         return message
 
+    def _listing(self, params: JSON, records: list[JSON]) -> JSON:
+        """A page of ``records`` as conversations.history/replies answer it: ``oldest``/``latest`` bounds (exclusive
+        unless ``inclusive``), ``limit`` (default 100), ``cursor``; metadata only with ``include_all_metadata``."""
+        inclusive = _truthy(params.get("inclusive"))
+        oldest, latest = float(params.get("oldest") or 0), float(params.get("latest") or 9e12)
+        chosen = [r for r in records if (oldest <= float(r["ts"]) if inclusive else oldest < float(r["ts"]))
+                  and float(r["ts"]) < latest]  # fmt: skip
+        start = int(params.get("cursor") or 0)
+        limit = int(params.get("limit") or 100)
+        page = chosen[start : start + limit]
+        messages = []
+        for r in page:
+            m = self._wire(r)
+            if r.get("metadata") and _truthy(params.get("include_all_metadata")):
+                m["metadata"] = copy.deepcopy(r["metadata"])
+            messages.append(m)
+        more = start + limit < len(chosen)
+        return {"ok": True, "messages": messages, "has_more": more,
+                "response_metadata": {"next_cursor": str(start + limit) if more else ""}}  # fmt: skip
+
     # -- Web API methods --------------------------------------------------------------------------------------------
 
     @staticmethod
@@ -469,7 +494,9 @@ class FakeSlack(BackgroundServer):
             return _error("invalid_blocks", errors=[f"must provide at most {MAX_BLOCKS} items [json-pointer:/blocks]"])
         channel_id = self._resolve_channel(channel)
         thread_ts = _str_or_none(params.get("thread_ts"))
+        metadata = _json_field(params.get("metadata"), "invalid_metadata")
         record: JSON = {
+            "metadata": metadata if isinstance(metadata, dict) else None,
             "channel": channel_id,
             "ts": self._next_ts(),
             "thread_ts": thread_ts,
@@ -551,6 +578,26 @@ class FakeSlack(BackgroundServer):
         if record["thread_ts"] is not None:
             permalink += f"?thread_ts={record['thread_ts']}&cid={channel_id}"
         return {"ok": True, "channel": channel_id, "permalink": permalink}
+
+    def _history(self, params: JSON) -> JSON:
+        """Top-level messages (and broadcast replies), newest first, like Slack."""
+        channel = _str_or_none(params.get("channel"))
+        if channel is None:
+            return _error("channel_not_found")
+        records = self._messages.get(self._resolve_channel(channel), [])
+        top = [r for r in records if r["thread_ts"] is None or r["reply_broadcast"]]
+        return self._listing(params, list(reversed(top)))
+
+    def _replies(self, params: JSON) -> JSON:
+        """The thread of ``ts``: its parent first, then the replies, oldest first, like Slack."""
+        channel, ts = _str_or_none(params.get("channel")), _str_or_none(params.get("ts"))
+        if channel is None:
+            return _error("channel_not_found")
+        records = self._messages.get(self._resolve_channel(channel), [])
+        thread = [r for r in records if r["ts"] == ts or r["thread_ts"] == ts]
+        if not thread:
+            return _error("thread_not_found")
+        return self._listing(params, thread)
 
     def _conversations_info(self, params: JSON) -> JSON:
         channel = _str_or_none(params.get("channel"))

@@ -35,6 +35,7 @@ from bot.demo.fake_kube import FakeKubernetes, context_from_case
 from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers
 from bot.demo.gitops import REPO, gitops_files, root_application, tracked_by
 from bot.demo.transcript import render_message
+from bot.jobs import webhook_body_of
 
 CHANNEL = "C0ALERTS"
 APPROVERS = ("U0ALICE", "U0BOB")
@@ -44,19 +45,7 @@ ARGOCD_PUBLIC_URL = "https://argocd.example.com"
 
 def webhook_body(app: dict[str, Any]) -> dict[str, Any]:
     """The JSON the notifications template of ``deploy/argocd-notifications/`` renders for an app."""
-    meta, spec, status = app["metadata"], app.get("spec") or {}, app.get("status") or {}
-    op, sync = status.get("operationState"), status.get("sync") or {}
-    return {
-        "app": {"name": meta["name"], "namespace": meta.get("namespace"), "project": spec.get("project")},
-        "sync": {"status": sync.get("status"), "revision": sync.get("revision")},
-        "operationState": {k: op.get(k) for k in ("phase", "startedAt", "finishedAt")} if op else None,
-        "health": {"status": (status.get("health") or {}).get("status")},
-        "outOfSyncResources": [
-            {k: r.get(k) for k in ("group", "version", "kind", "namespace", "name")}
-            for r in status.get("resources") or [] if r.get("status") == "OutOfSync"
-        ],
-        "argocdUrl": ARGOCD_PUBLIC_URL,
-    }  # fmt: skip
+    return webhook_body_of(app, ARGOCD_PUBLIC_URL)
 
 
 def _free_port() -> int:
@@ -113,7 +102,7 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
         settings = Settings(
             slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(signing_secret),
                                 channel=CHANNEL, api_url=slack.url, channel_interval_s=0.2),
-            argocd=ArgoCDSettings(url=argocd.url, token=SecretStr(argocd.token),
+            argocd=ArgoCDSettings(url=argocd.url, public_url=ARGOCD_PUBLIC_URL, token=SecretStr(argocd.token),
                                   kubeconfig=str(kube.write_kubeconfig(Path(tmp) / "kubeconfig", context="demo")),
                                   cluster_contexts={"https://kubernetes.default.svc": "demo"}),
             redis=RedisSettings(url=None),

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 DEAD_MAXLEN = 10_000
+# What release() sets an entry's idle time to: older than any claim_stale threshold, so the next claim takes it.
+RELEASED_IDLE_MS = 10 * 365 * 24 * 3600 * 1000
 
 
 @dataclass
@@ -24,6 +26,13 @@ class WorkQueue(Protocol):
         """Queue ``job``; the returned entry id is what the webhook answers with."""
         ...
 
+    async def enqueue_once(self, mark: str, ttl_s: int, job: dict[str, Any]) -> str | None:
+        """Queue ``job`` unless ``mark`` was used within ``ttl_s``: the entry id, or ``None`` for a duplicate.
+
+        The mark and the entry are written together or not at all, so a failed enqueue never leaves a mark that
+        would make the retry look like a duplicate."""
+        ...
+
     async def read(self, consumer: str, count: int = 1, block_ms: int = 1000) -> list[Entry]:
         """New entries for ``consumer`` (deliveries == 1), waiting up to ``block_ms`` (0: do not wait)."""
         ...
@@ -36,8 +45,28 @@ class WorkQueue(Protocol):
         """Take over entries delivered to anyone and not acked for ``min_idle_ms``, oldest first."""
         ...
 
-    async def dead_letter(self, entry: Entry, reason: str) -> None:
-        """Give up on the entry: record it with ``reason`` in the dead-letter stream, then remove it."""
+    async def touch(self, consumer: str, entry_id: str) -> bool:
+        """Reset the idle time of an entry ``consumer`` still holds (a long job is not taken over while it runs);
+        False when another consumer has claimed it meanwhile (or it is gone)."""
+        ...
+
+    async def release(self, consumer: str, entry_id: str) -> None:
+        """Hand an entry ``consumer`` holds back at once: the next :meth:`claim_stale` of any consumer takes it,
+        whatever its ``min_idle_ms`` (graceful shutdown). Nothing happens if ``consumer`` no longer holds it."""
+        ...
+
+    async def dead_letter(self, entry: Entry, reason: str, *, retry: bool = False) -> None:
+        """Give up on the entry: record it with ``reason`` in the dead-letter stream, then remove it. ``retry``
+        marks it as worth doing again once its cause is gone (Argo CD unavailable): see :meth:`revive`."""
+        ...
+
+    async def dead_letters(self, count: int = 100) -> list[dict[str, Any]]:
+        """The oldest ``count`` dead letters: ``dead_id`` (their id in the dead-letter stream), ``id`` (the entry's),
+        ``job`` (dict, or the raw text if unreadable), ``reason``, ``retry``, ``deliveries``, ``at``."""
+        ...
+
+    async def revive(self, dead_id: str, job: dict[str, Any]) -> str:
+        """Queue ``job`` again and remove the dead letter ``dead_id``, both or neither; the new entry id."""
         ...
 
     async def depth(self) -> int: ...

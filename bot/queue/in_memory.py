@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.queue.base import DEAD_MAXLEN, Entry
+from bot.queue.base import DEAD_MAXLEN, RELEASED_IDLE_MS, Entry
 
 
 @dataclass
@@ -43,6 +43,8 @@ class MemoryQueue:
         self._waiting: deque[str] = deque()  # never delivered, oldest first
         self._pending: dict[str, _Delivery] = {}
         self._dead: list[dict[str, Any]] = []
+        self._dead_seq = 0
+        self._marks: dict[str, float] = {}  # enqueue_once mark -> expiry
         self._last = (0, -1)
         self._wakeups: list[asyncio.Future[None]] = []
 
@@ -69,6 +71,16 @@ class MemoryQueue:
         for f in self._wakeups:
             if not f.done():
                 f.set_result(None)
+        return entry_id
+
+    async def enqueue_once(self, mark: str, ttl_s: int, job: dict[str, Any]) -> str | None:
+        now = self._clock()
+        if self._marks.get(mark, 0.0) > now:
+            return None
+        entry_id = await self.enqueue(job)  # refuses an unserialisable job before the mark is set
+        if len(self._marks) > 4 * self.maxlen:  # expired marks that are never asked about again
+            self._marks = {k: exp for k, exp in self._marks.items() if exp > now}
+        self._marks[mark] = now + ttl_s
         return entry_id
 
     def _take(self, consumer: str, count: int) -> list[Entry]:
@@ -111,15 +123,33 @@ class MemoryQueue:
                     break
         return out
 
-    async def dead_letter(self, entry: Entry, reason: str) -> None:
-        record = {"id": entry.id, "job": json.loads(json.dumps(entry.job)), "reason": reason}
+    async def touch(self, consumer: str, entry_id: str) -> bool:
+        d = self._pending.get(entry_id)
+        if d is None or d.consumer != consumer:
+            return False
+        d.at = self._clock()
+        return True
+
+    async def release(self, consumer: str, entry_id: str) -> None:
+        d = self._pending.get(entry_id)
+        if d is not None and d.consumer == consumer:
+            d.at = self._clock() - RELEASED_IDLE_MS / 1000
+
+    async def dead_letter(self, entry: Entry, reason: str, *, retry: bool = False) -> None:
+        self._dead_seq += 1
+        record = {"dead_id": f"{int(self._clock() * 1000)}-{self._dead_seq}", "id": entry.id,
+                  "job": json.loads(json.dumps(entry.job)), "reason": reason, "retry": retry}  # fmt: skip
         self._dead.append({**record, "deliveries": entry.deliveries, "at": self._clock()})
         del self._dead[:-DEAD_MAXLEN]
         await self.ack(entry.id)
 
     async def dead_letters(self, count: int = 100) -> list[dict[str, Any]]:
-        """As :meth:`RedisQueue.dead_letters`."""
         return [dict(d) for d in self._dead[:count]]
+
+    async def revive(self, dead_id: str, job: dict[str, Any]) -> str:
+        entry_id = await self.enqueue(job)
+        self._dead = [d for d in self._dead if d["dead_id"] != dead_id]
+        return entry_id
 
     async def depth(self) -> int:
         return len(self._entries)

@@ -14,7 +14,7 @@ import redis.asyncio
 import redis.exceptions
 from redis.typing import EncodableT, FieldT
 
-from bot.queue.base import DEAD_MAXLEN, Entry
+from bot.queue.base import DEAD_MAXLEN, RELEASED_IDLE_MS, Entry
 from bot.store import RedisGuard, connect, json_object, text
 
 log = logging.getLogger("bot.queue")
@@ -22,6 +22,28 @@ log = logging.getLogger("bot.queue")
 # XAUTOCLAIM examines at most 10 x COUNT pending entries per call; a few rounds find stale entries behind
 # a long run of busy ones without turning one claim_stale into an unbounded scan.
 _CLAIM_ROUNDS = 5
+
+# The mark and the entry in one server-side step: a mark without its entry would answer Argo CD's retry
+# "duplicate" for an alert that was never queued. XADD comes first: if anything fails after it, the worst case is
+# a job queued twice (the worker is idempotent), never a job lost.
+_ENQUEUE_ONCE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return false
+end
+local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'job', ARGV[3])
+redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
+return id
+"""
+# Touch (IDLE 0) or hand back (IDLE huge) an entry only while this consumer holds it: a plain XCLAIM would take it
+# back from a consumer that has claimed it meanwhile.
+_RECLAIM = """
+local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1)
+if p[1] and p[1][2] == ARGV[2] then
+  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[4], 'JUSTID')
+  return 1
+end
+return 0
+"""
 
 
 class RedisQueue:
@@ -42,6 +64,8 @@ class RedisQueue:
         self.maxlen = maxlen
         self._guard = RedisGuard(client)
         self._owns_client = False
+        self._enqueue_once = client.register_script(_ENQUEUE_ONCE)
+        self._reclaim = client.register_script(_RECLAIM)
         timeout = client.connection_pool.connection_kwargs.get("socket_timeout")
         # XREADGROUP BLOCK longer than the socket timeout would look like a dead server (TimeoutError).
         self._max_block_ms = None if timeout is None else int(float(timeout) * 1000) - 500
@@ -71,6 +95,13 @@ class RedisQueue:
         with self._guard("enqueue"):
             entry_id = await self._r.xadd(self.stream, {"job": value}, maxlen=self.maxlen, approximate=True)
         return text(entry_id)
+
+    async def enqueue_once(self, mark: str, ttl_s: int, job: dict[str, Any]) -> str | None:
+        value = json.dumps(job)
+        with self._guard("enqueue_once"):
+            entry_id = await self._enqueue_once(keys=[f"{self.stream}:seen:{mark}", self.stream],
+                                                args=[ttl_s, self.maxlen, value])  # fmt: skip
+        return None if entry_id is None else text(entry_id)
 
     async def read(self, consumer: str, count: int = 1, block_ms: int = 1000) -> list[Entry]:
         if self._max_block_ms is not None and block_ms > self._max_block_ms:
@@ -157,14 +188,32 @@ class RedisQueue:
             # An entry missing from XPENDING was acked meanwhile by its previous owner: it is done, skip it.
             return await self._entries([m for m in messages if text(m[0]) in deliveries], deliveries)
 
-    async def dead_letter(self, entry: Entry, reason: str) -> None:
-        await self._bury(entry.id, json.dumps(entry.job), reason, entry.deliveries)
+    async def touch(self, consumer: str, entry_id: str) -> bool:
+        with self._guard("touch"):
+            return bool(await self._reclaim(keys=[self.stream], args=[self.group, consumer, entry_id, 0]))
 
-    async def _bury(self, entry_id: str, job: str, reason: str, deliveries: int) -> None:
+    async def release(self, consumer: str, entry_id: str) -> None:
+        with self._guard("release"):
+            await self._reclaim(keys=[self.stream], args=[self.group, consumer, entry_id, RELEASED_IDLE_MS])
+
+    async def dead_letter(self, entry: Entry, reason: str, *, retry: bool = False) -> None:
+        await self._bury(entry.id, json.dumps(entry.job), reason, entry.deliveries, retry=retry)
+
+    async def revive(self, dead_id: str, job: dict[str, Any]) -> str:
+        value = json.dumps(job)
+        with self._guard("revive"):
+            async with self._r.pipeline(transaction=True) as pipe:
+                pipe.xadd(self.stream, {"job": value}, maxlen=self.maxlen, approximate=True)
+                pipe.xdel(self.dead, dead_id)
+                entry_id, _ = await pipe.execute()
+        return text(entry_id)
+
+    async def _bury(self, entry_id: str, job: str, reason: str, deliveries: int, *, retry: bool = False) -> None:
         record: dict[FieldT, EncodableT] = {
             "id": entry_id,
             "job": job,
             "reason": reason,
+            "retry": int(retry),
             "deliveries": deliveries,
             "at": f"{time.time():.3f}",
         }
@@ -177,12 +226,10 @@ class RedisQueue:
                 await pipe.execute()
 
     async def dead_letters(self, count: int = 100) -> list[dict[str, Any]]:
-        """The oldest ``count`` dead letters: ``id``, ``job`` (dict, or the raw text if unreadable), ``reason``,
-        ``deliveries``, ``at`` (for operators and tests; not part of :class:`WorkQueue`)."""
         with self._guard("dead_letters"):
             rows = await self._r.xrange(self.dead, count=count)
         out: list[dict[str, Any]] = []
-        for _, fields in rows or []:
+        for dead_id, fields in rows or []:
             if fields is None:
                 continue
             f = {text(k): text(v) for k, v in fields.items()}
@@ -190,9 +237,11 @@ class RedisQueue:
             job = json_object(raw)
             out.append(
                 {
+                    "dead_id": text(dead_id or ""),
                     "id": f.get("id", ""),
                     "job": raw if job is None else job,
                     "reason": f.get("reason", ""),
+                    "retry": f.get("retry") == "1",
                     "deliveries": int(f.get("deliveries", "0")),
                     "at": float(f.get("at", "0")),
                 }

@@ -16,6 +16,10 @@ verify is said at once (no retry) with the ways to trust it.
 
 Wire format: ``../shared/notes/argocd.md`` sections 2 and 3; the four ``*State``
 fields of ``managed-resources`` are JSON strings, ``"null"`` for a missing side.
+
+Telling a missing app from a forbidden one takes the list of applications; an
+:class:`AppList` shared by the clients of one process keeps it for a minute, so a
+burst of alerts for unknown apps costs one list, not one per alert.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import json
 import logging
 import os
 import ssl
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -101,6 +107,24 @@ def tls_verify(ca_file: str | os.PathLike[str] | None = None, insecure: bool = F
     return True
 
 
+class AppList:
+    """The names and projects of the applications the account may see, kept ``ttl_s`` seconds for every client that
+    shares it (concurrent misses wait for the one fetch)."""
+
+    def __init__(self, ttl_s: float = 60.0) -> None:
+        self.ttl_s = ttl_s
+        self._apps: list[tuple[str, str]] = []
+        self._at = float("-inf")
+        self._lock = asyncio.Lock()
+
+    async def get(self, fetch: Callable[[], Awaitable[list[dict[str, Any]]]]) -> list[tuple[str, str]]:
+        async with self._lock:
+            if time.monotonic() - self._at > self.ttl_s:
+                self._apps = _names(await fetch())
+                self._at = time.monotonic()
+            return self._apps
+
+
 class ArgoCDClient:
     """``async with ArgoCDClient(url, token) as argocd: await argocd.application("shop")``.
 
@@ -117,10 +141,12 @@ class ArgoCDClient:
         retries: int = 3,
         verify: ssl.SSLContext | bool = True,
         transport: httpx.AsyncBaseTransport | None = None,
+        app_list: AppList | None = None,
     ) -> None:
         self.base_url = url.rstrip("/")
         self.retries = retries
         self.calls = 0
+        self._app_list = app_list
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/json", "User-Agent": "argo-why"},
@@ -146,6 +172,10 @@ class ArgoCDClient:
             if e.status in (403, 404):
                 raise await self._explain_missing(name, app_namespace, e) from e
             raise
+
+    async def version(self) -> dict[str, Any]:
+        """``GET /api/version`` (anonymous): whether Argo CD answers at all."""
+        return await self._get("/api/version", {})
 
     async def applicationset(self, name: str, appset_namespace: str | None = None) -> dict[str, Any]:
         """``GET /api/v1/applicationsets/{name}`` (``applicationsets, get`` in Argo CD's RBAC)."""
@@ -279,13 +309,16 @@ class ArgoCDClient:
     async def _explain_missing(self, name: str, app_namespace: str | None, err: ArgoCDError) -> ArgoCDError:
         """Argo CD answers 403 for an app that does not exist: tell the two apart when the list allows."""
         try:
-            visible = await self.applications()
+            if self._app_list is not None:
+                visible = await self._app_list.get(self.applications)
+            else:
+                visible = _names(await self.applications())
         except ArgoCDError:
             return err
-        names = sorted({str((a.get("metadata") or {}).get("name")) for a in visible})
-        match = [a for a in visible if (a.get("metadata") or {}).get("name") == name]
+        names = sorted({n for n, _ in visible})
+        match = [p for n, p in visible if n == name]
         if match:
-            project = (match[0].get("spec") or {}).get("project", "*")
+            project = match[0]
             return ArgoCDError(
                 f"Argo CD at {self.base_url} denied access to application {name} (403): the account lacks "
                 f"`applications, get` on `{project}/{name}`. Add to argocd-rbac-cm policy.csv: "
@@ -300,6 +333,12 @@ class ArgoCDClient:
             f"no application {name}{where} visible in Argo CD at {self.base_url}{hint} If it exists, the account "
             f"lacks `applications, get` on it: add to argocd-rbac-cm policy.csv "
             f"`p, argo-why, applications, get, */{name}, allow`", status=404)  # fmt: skip
+
+
+def _names(apps: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(name, project) of each application of a list."""
+    return [(str((a.get("metadata") or {}).get("name")), str((a.get("spec") or {}).get("project") or "*"))
+            for a in apps]  # fmt: skip
 
 
 def _ns(app_namespace: str | None) -> dict[str, str]:

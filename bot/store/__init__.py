@@ -25,15 +25,27 @@ Redis keys (``<p>`` is the prefix, ``argo-why:`` by default):
 =====================================  ======================================================  ======================
 key                                    value                                                    lifetime
 =====================================  ======================================================  ======================
-``<p>seen:<key>``                      ``"1"`` -- dedupe mark; ``forget`` deletes it           ``ttl_s`` of the call
+``<p>seen:<key>``                      ``"1"`` -- dedupe mark of a Slack click or signed       ``ttl_s`` of the call
+                                       request; ``forget`` deletes it
 ``<p>thread:<app_key>``                JSON :class:`ThreadRef` (Slack thread of the app)       30 days, reset on save
 ``<p>state:<kind>:<token>``            JSON payload behind a button value                      ``ttl_s`` of the call
 ``<p>mute:<app_key>``                  JSON ``{"until": epoch s, "by": user id}``              expires at ``until``
+``<p>muted``                           hash app_key -> the same JSON: every mute, kept after   31 days after the last
+                                       it ends until the mute-expiry job has handled it         mute
 ``<p>alerts``                          sorted set: app_key scored by its last alert time       ``window_s`` of the last
                                                                                                 call, trimmed each call
-``<p>digest``                          hash app_key -> JSON payload waiting for the digest     7 days after the last
-                                                                                                add
-``<p>lock:<name>``                     owner id of a lock (scheduler leader, one PR per fix)   ``ttl_s``, PX precision
+``<p>digest``                          hash app_key -> JSON payload waiting for the digest;    7 days after the last
+                                       removed only once Slack accepted the digest listing it   add
+``<p>drifting``                        sorted set: app_key of every thread in status ``drift``  30 days after the last
+                                       scored by the start of its episode (reminders, the       thread save
+                                       daily summary); names starting with ``__`` (the digest)
+                                       are not apps and are left out
+``<p>post:<key>``                      JSON record of :class:`bot.slack.outbox.Outbox`: the     ``ttl_s`` of the call
+                                       intent ``{"marker", "at"}`` before a post, then the      (7 days)
+                                       message ``{"channel", "ts"}`` Slack accepted
+``<p>lock:<name>``                     owner id of a lock: scheduler leader, one digest flush  ``ttl_s``, PX precision
+                                       (``digest``), one PR per fix, one job at a time per
+                                       app (``app:<app_key>``)
 ``<p>approvals:<fix_id>``              hash user id -> JSON ``{"at": epoch s, ...}``: who      ``ttl_s`` of the last
                                        approved a fix (the first time of each user is kept)    add (24 h)
 ``<p>prs``                             hash fix_id -> JSON record of a pull request the bot     90 days after the last
@@ -55,10 +67,12 @@ from bot.state import ThreadRef
 from bot.store.base import (
     AUDIT_MAXLEN,
     DIGEST_TTL_S,
+    MUTED_TTL_S,
     PR_TTL_S,
     THREAD_TTL_S,
     Store,
     StoreUnavailable,
+    drift_start,
     json_object,
     text,
 )
@@ -69,6 +83,7 @@ from bot.store.on_redis import RedisStore
 __all__ = [
     "AUDIT_MAXLEN",
     "DIGEST_TTL_S",
+    "MUTED_TTL_S",
     "PR_TTL_S",
     "THREAD_TTL_S",
     "MemoryStore",
@@ -78,6 +93,7 @@ __all__ = [
     "StoreUnavailable",
     "ThreadRef",
     "connect",
+    "drift_start",
     "json_object",
     "text",
 ]

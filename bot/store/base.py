@@ -22,6 +22,8 @@ PR_TTL_S = 90 * 24 * 3600
 AUDIT_MAXLEN = 100_000
 # The digest job runs every few hours; a buffer nobody drained for a week is about a bot that was down.
 DIGEST_TTL_S = 7 * 24 * 3600
+# The longest mute (/argo mute takes up to 30 days) plus a day for the mute-expiry job to notice its end.
+MUTED_TTL_S = 31 * 24 * 3600
 
 KIND_PATTERN = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 # token_urlsafe(12) is exactly 16 characters of the url-safe base64 alphabet.
@@ -64,13 +66,43 @@ class Store(Protocol):
         """Record an alert for ``app_key``; return how many distinct apps alerted in the last ``window_s``."""
         ...
 
+    async def ended_mutes(self, now: float) -> dict[str, str]:
+        """The mutes that ended by ``now`` and were not yet forgotten: app key -> the raw JSON ``{"until", "by"}``."""
+        ...
+
+    async def forget_mutes(self, ended: dict[str, str]) -> None:
+        """Drop these ended mutes from the index, each only if unchanged since :meth:`ended_mutes` (a new mute of
+        the same app set meanwhile stays)."""
+        ...
+
     async def add_to_digest(self, app_key: str, payload: dict[str, Any]) -> None:
         """Buffer ``payload`` for the next digest; a later add for the same app replaces the earlier one."""
         ...
 
-    async def drain_digest(self) -> list[dict[str, Any]]:
-        """Take every buffered payload (sorted by app key); each one is returned by exactly one drain."""
+    async def peek_digest(self) -> dict[str, str]:
+        """Every buffered payload, by app key, as raw JSON; nothing is removed (see :meth:`take_from_digest`)."""
         ...
+
+    async def take_from_digest(self, taken: dict[str, str]) -> None:
+        """Remove what :meth:`peek_digest` returned once Slack accepted the digest: each entry only if unchanged
+        since, so that an alert buffered meanwhile for the same app waits for the next digest."""
+        ...
+
+    async def drifting(self, count: int) -> list[tuple[str, float]]:
+        """The ``count`` apps drifting longest (thread status ``drift``), oldest first: (app key, drift start)."""
+        ...
+
+    async def forget_drifting(self, app_key: str) -> None:
+        """Drop an app from :meth:`drifting` (its thread expired)."""
+        ...
+
+    async def outbox_get(self, key: str) -> dict[str, Any] | None:
+        """What :class:`bot.slack.outbox.Outbox` recorded under ``key`` (an intent, or the posted message)."""
+        ...
+
+    async def outbox_put(self, key: str, record: dict[str, Any], ttl_s: int) -> None: ...
+
+    async def outbox_delete(self, key: str) -> None: ...
 
     async def acquire_lock(self, name: str, owner: str, ttl_s: int) -> bool:
         """Take the lock if nobody holds it. Not re-entrant: the holder itself gets False (use refresh_lock)."""
@@ -142,6 +174,11 @@ def check_kind(kind: str) -> None:
 def new_state_id(kind: str) -> str:
     check_kind(kind)
     return f"{kind}:{secrets.token_urlsafe(12)}"
+
+
+def drift_start(ref: ThreadRef) -> float:
+    """When the episode of a drifting thread began (threads saved before ``since`` existed: their last update)."""
+    return ref.since or ref.updated
 
 
 def thread_from_json(raw: str, app_key: str) -> ThreadRef | None:

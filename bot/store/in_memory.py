@@ -16,8 +16,10 @@ from bot.state import ThreadRef
 from bot.store.base import (
     AUDIT_MAXLEN,
     DIGEST_TTL_S,
+    MUTED_TTL_S,
     STATE_ID,
     THREAD_TTL_S,
+    drift_start,
     fresh_approvals,
     json_object,
     new_state_id,
@@ -41,6 +43,10 @@ class MemoryStore:
         self._threads: dict[str, tuple[str, float]] = {}
         self._states: dict[str, tuple[str, float]] = {}
         self._mutes: dict[str, tuple[float, str]] = {}
+        self._muted: dict[str, str] = {}
+        self._muted_expires = 0.0
+        self._drifting: dict[str, float] = {}
+        self._outbox: dict[str, tuple[str, float]] = {}
         self._alerts: dict[str, float] = {}
         self._digest: dict[str, str] = {}
         self._digest_expires = 0.0
@@ -64,6 +70,7 @@ class MemoryStore:
             self._approvals = {k: v for k, v in self._approvals.items() if v[1] > now}
             self._messages = {k: v for k, v in self._messages.items() if v[1] > now}
             self._buttons = {k: v for k, v in self._buttons.items() if v[1] > now}
+            self._outbox = {k: v for k, v in self._outbox.items() if v[1] > now}
 
     async def ping(self) -> None:
         return None
@@ -87,7 +94,17 @@ class MemoryStore:
 
     async def save_thread(self, ref: ThreadRef, app_key: str) -> None:
         self._threads[app_key] = (json.dumps(asdict(ref)), self._clock() + THREAD_TTL_S)
+        if ref.status == "drift" and not app_key.startswith("__"):
+            self._drifting[app_key] = drift_start(ref)
+        else:
+            self._drifting.pop(app_key, None)
         self._wrote()
+
+    async def drifting(self, count: int) -> list[tuple[str, float]]:
+        return sorted(self._drifting.items(), key=lambda kv: (kv[1], kv[0]))[:count]
+
+    async def forget_drifting(self, app_key: str) -> None:
+        self._drifting.pop(app_key, None)
 
     async def put_state(self, kind: str, payload: dict[str, Any], ttl_s: int) -> str:
         state_id = new_state_id(kind)
@@ -106,7 +123,25 @@ class MemoryStore:
 
     async def set_mute(self, app_key: str, until: float, by: str) -> None:
         self._mutes[app_key] = (until, by)
+        now = self._clock()
+        if self._muted_expires <= now:
+            self._muted.clear()
+        self._muted[app_key] = json.dumps({"until": until, "by": by})
+        self._muted_expires = now + MUTED_TTL_S
         self._wrote()
+
+    async def ended_mutes(self, now: float) -> dict[str, str]:
+        if self._muted_expires <= self._clock():
+            self._muted.clear()
+        out: dict[str, str] = {}
+        for app_key, raw in self._muted.items():
+            until = (json_object(raw) or {}).get("until")
+            if not isinstance(until, int | float) or until <= now:
+                out[app_key] = raw
+        return out
+
+    async def forget_mutes(self, ended: dict[str, str]) -> None:
+        _pop_unchanged(self._muted, ended)
 
     async def mute_until(self, app_key: str, now: float) -> float | None:
         hit = self._mutes.get(app_key)
@@ -127,12 +162,13 @@ class MemoryStore:
         self._digest[app_key] = json.dumps(payload)
         self._digest_expires = now + DIGEST_TTL_S
 
-    async def drain_digest(self) -> list[dict[str, Any]]:
-        # No await in here: nothing else in this process can run between the read and the clear.
-        live = self._digest_expires > self._clock()
-        items = sorted(self._digest.items()) if live else []
-        self._digest = {}
-        return [p for _, v in items if (p := json_object(v)) is not None]
+    async def peek_digest(self) -> dict[str, str]:
+        if self._digest_expires <= self._clock():
+            self._digest.clear()
+        return dict(sorted(self._digest.items()))
+
+    async def take_from_digest(self, taken: dict[str, str]) -> None:
+        _pop_unchanged(self._digest, taken)
 
     async def acquire_lock(self, name: str, owner: str, ttl_s: int) -> bool:
         now = self._clock()
@@ -208,8 +244,28 @@ class MemoryStore:
             return []
         return [p for v in held[0].values() if (p := json_object(v)) is not None]
 
+    async def outbox_get(self, key: str) -> dict[str, Any] | None:
+        hit = self._outbox.get(key)
+        if hit is None or hit[1] <= self._clock():
+            return None
+        return json_object(hit[0])
+
+    async def outbox_put(self, key: str, record: dict[str, Any], ttl_s: int) -> None:
+        self._outbox[key] = (json.dumps(record), self._clock() + ttl_s)
+        self._wrote()
+
+    async def outbox_delete(self, key: str) -> None:
+        self._outbox.pop(key, None)
+
     async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
         return [dict(r) for r in self._audit[:count]]
 
     async def close(self) -> None:
         return None
+
+
+def _pop_unchanged(held: dict[str, str], taken: dict[str, str]) -> None:
+    """Remove the entries of ``taken`` from ``held`` that still have the value the caller read."""
+    for key, value in taken.items():
+        if held.get(key) == value:
+            del held[key]

@@ -18,9 +18,11 @@ from bot.state import ThreadRef
 from bot.store.base import (
     AUDIT_MAXLEN,
     DIGEST_TTL_S,
+    MUTED_TTL_S,
     PR_TTL_S,
     STATE_ID,
     THREAD_TTL_S,
+    drift_start,
     fresh_approvals,
     json_object,
     new_state_id,
@@ -43,6 +45,17 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+# Remove hash fields (ARGV: field, value, field, value, ...) whose value is still the one the caller read: what was
+# written meanwhile (a newer alert for the same app, a new mute) is kept for the next round.
+_HDEL_UNCHANGED = """
+local n = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then
+    n = n + redis.call('HDEL', KEYS[1], ARGV[i])
+  end
+end
+return n
+"""
 
 
 class RedisStore:
@@ -55,6 +68,7 @@ class RedisStore:
         self._owns_client = False
         self._refresh = client.register_script(_REFRESH)
         self._release = client.register_script(_RELEASE)
+        self._hdel_unchanged = client.register_script(_HDEL_UNCHANGED)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "argo-why:") -> RedisStore:
@@ -89,8 +103,25 @@ class RedisStore:
         return None if raw is None else thread_from_json(text(raw), app_key)
 
     async def save_thread(self, ref: ThreadRef, app_key: str) -> None:
+        drifting = f"{self._p}drifting"
         with self._guard("save_thread"):
-            await self._r.set(f"{self._p}thread:{app_key}", json.dumps(asdict(ref)), ex=THREAD_TTL_S)
+            async with self._r.pipeline(transaction=True) as pipe:
+                pipe.set(f"{self._p}thread:{app_key}", json.dumps(asdict(ref)), ex=THREAD_TTL_S)
+                if ref.status == "drift" and not app_key.startswith("__"):
+                    pipe.zadd(drifting, {app_key: drift_start(ref)})
+                else:
+                    pipe.zrem(drifting, app_key)
+                pipe.expire(drifting, THREAD_TTL_S)
+                await pipe.execute()
+
+    async def drifting(self, count: int) -> list[tuple[str, float]]:
+        with self._guard("drifting"):
+            rows: list[Any] = await self._r.zrange(f"{self._p}drifting", 0, count - 1, withscores=True)
+        return [(text(k), float(v)) for k, v in rows]
+
+    async def forget_drifting(self, app_key: str) -> None:
+        with self._guard("forget_drifting"):
+            await self._r.zrem(f"{self._p}drifting", app_key)
 
     async def put_state(self, kind: str, payload: dict[str, Any], ttl_s: int) -> str:
         state_id = new_state_id(kind)
@@ -107,11 +138,32 @@ class RedisStore:
         return json_object(raw)
 
     async def set_mute(self, app_key: str, until: float, by: str) -> None:
+        value = json.dumps({"until": until, "by": by})
+        muted = f"{self._p}muted"
         with self._guard("set_mute"):
-            # PXAT in the past is accepted by Redis and simply leaves no key: a mute that already ended.
-            await self._r.set(
-                f"{self._p}mute:{app_key}", json.dumps({"until": until, "by": by}), pxat=max(1, int(until * 1000))
-            )
+            async with self._r.pipeline(transaction=True) as pipe:
+                # PXAT in the past is accepted by Redis and simply leaves no key: a mute that already ended.
+                pipe.set(f"{self._p}mute:{app_key}", value, pxat=max(1, int(until * 1000)))
+                # The index outlives the mute itself, so that the mute-expiry job can say that it ended.
+                pipe.hset(muted, app_key, value)
+                pipe.expire(muted, MUTED_TTL_S)
+                await pipe.execute()
+
+    async def ended_mutes(self, now: float) -> dict[str, str]:
+        with self._guard("ended_mutes"):
+            raw = await self._r.hgetall(f"{self._p}muted")
+        out: dict[str, str] = {}
+        for k, v in raw.items():
+            data = json_object(v)
+            until = data.get("until") if data else None
+            if not isinstance(until, int | float) or until <= now:
+                out[text(k)] = text(v)
+        return out
+
+    async def forget_mutes(self, ended: dict[str, str]) -> None:
+        if ended:
+            with self._guard("forget_mutes"):
+                await self._hdel_unchanged(keys=[f"{self._p}muted"], args=[x for kv in ended.items() for x in kv])
 
     async def mute_until(self, app_key: str, now: float) -> float | None:
         with self._guard("mute_until"):
@@ -145,16 +197,15 @@ class RedisStore:
                 pipe.expire(key, DIGEST_TTL_S)
                 await pipe.execute()
 
-    async def drain_digest(self) -> list[dict[str, Any]]:
-        key = f"{self._p}digest"
-        with self._guard("drain_digest"):
-            # HGETALL + DEL in one MULTI: nothing can be added between them, so nothing is lost or read twice.
-            async with self._r.pipeline(transaction=True) as pipe:
-                pipe.hgetall(key)
-                pipe.delete(key)
-                raw, _ = await pipe.execute()
-        items = sorted((text(k), v) for k, v in raw.items())
-        return [p for _, v in items if (p := json_object(v)) is not None]
+    async def peek_digest(self) -> dict[str, str]:
+        with self._guard("peek_digest"):
+            raw = await self._r.hgetall(f"{self._p}digest")
+        return {text(k): text(v) for k, v in sorted(raw.items())}
+
+    async def take_from_digest(self, taken: dict[str, str]) -> None:
+        if taken:
+            with self._guard("take_from_digest"):
+                await self._hdel_unchanged(keys=[f"{self._p}digest"], args=[x for kv in taken.items() for x in kv])
 
     async def acquire_lock(self, name: str, owner: str, ttl_s: int) -> bool:
         with self._guard("acquire_lock"):
@@ -235,6 +286,19 @@ class RedisStore:
         with self._guard("fix_buttons"):
             raw = await self._r.hgetall(f"{self._p}buttons:{fix_id}")
         return [p for v in raw.values() if (p := json_object(v)) is not None]
+
+    async def outbox_get(self, key: str) -> dict[str, Any] | None:
+        with self._guard("outbox_get"):
+            return json_object(await self._r.get(f"{self._p}post:{key}"))
+
+    async def outbox_put(self, key: str, record: dict[str, Any], ttl_s: int) -> None:
+        value = json.dumps(record)
+        with self._guard("outbox_put"):
+            await self._r.set(f"{self._p}post:{key}", value, ex=ttl_s)
+
+    async def outbox_delete(self, key: str) -> None:
+        with self._guard("outbox_delete"):
+            await self._r.delete(f"{self._p}post:{key}")
 
     async def read_audit(self, count: int = 100) -> list[dict[str, str]]:
         with self._guard("read_audit"):

@@ -33,6 +33,16 @@ class FailureInjection(LocalServer):
         with self._lock:
             self._failures.extend([_Failure(status, retry_after, message)] * n)
 
+    def down(self, status: int = 503) -> None:
+        """Every request answers ``status`` until :meth:`up` (an outage of unknown length)."""
+        with self._lock:
+            self._failures = [_Failure(status, None, None)] * 1_000_000
+
+    def up(self) -> None:
+        """The end of :meth:`down` (and of any failure still queued by :meth:`fail_next`)."""
+        with self._lock:
+            self._failures.clear()
+
     def drop_next(self, n: int) -> None:
         """The next ``n`` requests get no answer: the connection is reset (TCP RST) after the request is read."""
         with self._lock:

@@ -80,6 +80,8 @@ class FakeSlack(fake_slack.FakeSlack):
     def __init__(self, **kwargs: Any) -> None:
         self._down = False
         self._failures: dict[str, deque[_Failure]] = {}
+        self._delays: dict[str, deque[tuple[float, bool]]] = {}
+        self._released = threading.Event()  # set: every delayed answer goes out now
         super().__init__(**kwargs)
 
     # -- configuration ----------------------------------------------------------------------------------------------
@@ -120,6 +122,35 @@ class FakeSlack(fake_slack.FakeSlack):
         "internal_error"}``, which ``AsyncServerErrorRetryHandler`` retries."""
         self._queue(method, _Failure(status, "internal_error"), count)
 
+    def slow_next(self, method: str, seconds: float, count: int = 1) -> None:
+        """The next ``count`` calls to ``method`` are handled at once (a message is posted) but answered only after
+        ``seconds``: a client that dies meanwhile never learns that Slack accepted its call."""
+        with self._lock:
+            self._delays.setdefault(method, deque()).extend([(seconds, True)] * count)
+
+    def hang_next(self, method: str, seconds: float, count: int = 1) -> None:
+        """The next ``count`` calls to ``method`` hang for ``seconds``, then fail with 503 without being handled (a
+        call that never reached Slack)."""
+        with self._lock:
+            self._delays.setdefault(method, deque()).extend([(seconds, False)] * count)
+
+    def _handle(self, verb: str, raw_path: str, headers: dict[str, str], body: bytes) -> _Answer:
+        method = raw_path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+        with self._lock:
+            delays = self._delays.get(method)
+            delay, handled = delays.popleft() if delays else (0.0, True)
+            released = self._released
+        if delay and not handled:
+            released.wait(delay)  # in this request's own server thread: the others are answered meanwhile
+            answer = _Answer.data(_error("service_unavailable"), status=503)
+            with self._lock:
+                self.calls.append(SlackCall(method, {}, headers, time.time(), raw_path, body, 503, answer.parsed))
+            return answer
+        answer = super()._handle(verb, raw_path, headers, body)
+        if delay:
+            released.wait(delay)
+        return answer
+
     def down(self) -> None:
         """Slack is unavailable: every request (uploads and response URLs too) gets HTTP 503 until ``up()``."""
         with self._lock:
@@ -128,6 +159,16 @@ class FakeSlack(fake_slack.FakeSlack):
     def up(self) -> None:
         with self._lock:
             self._down = False
+
+    def clear_injections(self) -> None:
+        """Forget every failure and delay still queued, end ``down`` and answer the calls held back now: a
+        module-wide fake, and each test's own plan."""
+        with self._lock:
+            self._down = False
+            self._failures.clear()
+            self._delays.clear()
+            self._released.set()
+            self._released = threading.Event()
 
     def _queue(self, method: str, failure: _Failure, count: int) -> None:
         with self._lock:

@@ -1,0 +1,194 @@
+"""Benchmark: a storm of drift, 1,000 apps OutOfSync within a minute, on two replicas sharing one Redis.
+
+Two ``argo-why serve`` processes (the real entry point, configured from the environment as in production, four
+workers each) share a real ``redis-server``; a fake Argo CD serves ``--apps`` Applications (the bundled example
+``checkout-hpa-and-hotfix``, renamed), a fake cluster their context, a fake Slack takes the messages. This process
+sends one webhook per app, spread evenly over ``--seconds`` and alternating between the replicas, plus
+``--unknown`` webhooks for apps Argo CD does not have (each used to cost a full list of the applications). It
+prints:
+
+* Slack messages posted at the top of the channel (goal <= 20: the first ``DIGEST_THRESHOLD`` parents, then the
+  digest), replies in threads, message updates, files, and every HTTP request to Slack; when the digest's full
+  list of apps reached its thread (its window closes a minute after it began);
+* the time from the first webhook until every app is analysed (the replicas' ``argo_why_analyses_total``), and until
+  the queue is empty;
+* the peak RSS of each replica (``VmHWM``; goal < 300 MB);
+* Argo CD requests per app, and how many of them listed every application.
+
+Usage: ``.venv/bin/python bench/storm.py [--apps 1000] [--seconds 60] [--unknown 50]``
+(``redis-server`` must be installed; ``make test`` installs it.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.intake import free_port, wait_port  # noqa: E402
+from bot.demo import EXAMPLES  # noqa: E402
+from bot.demo.fake_argocd import FakeArgoCD, app_from_case  # noqa: E402
+from bot.demo.fake_kube import FakeKubernetes, context_from_case  # noqa: E402
+from bot.demo.fake_slack import FakeSlack  # noqa: E402
+from bot.jobs import webhook_body_of  # noqa: E402
+
+CHANNEL = "C0STORM"
+CASE = EXAMPLES / "checkout-hpa-and-hotfix"
+REPLICAS = 2
+
+
+def peak_rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
+    return int(match.group(1)) / 1024 if match else float("nan")
+
+
+def metric(text: str, name: str) -> float:
+    return sum(float(v) for v in re.findall(rf"^{re.escape(name)}(?:{{[^}}]*}})? (\S+)$", text, re.M))
+
+
+def analysed(text: str) -> float:
+    """Apps analysed by one replica: every outcome but the ones that did not analyse (muted, Slack unavailable)."""
+    rows = re.findall(r'^argo_why_analyses_total\{outcome="([^"]+)"\} (\S+)$', text, re.M)
+    return sum(float(v) for outcome, v in rows if outcome in ("drift", "clean", "failed"))
+
+
+async def storm(args: argparse.Namespace) -> None:
+    binary = shutil.which("redis-server")
+    if not binary:
+        raise SystemExit("redis-server is not installed (scripts/ensure-tools.sh redis-server)")
+    token = secrets.token_urlsafe(16)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeSlack() as slack,
+        FakeArgoCD() as argocd,
+        FakeKubernetes() as kube,
+    ):
+        app, resources, renders = app_from_case(CASE)
+        kube.add(*context_from_case(CASE))
+        apps = []
+        for i in range(args.apps):
+            one = copy.deepcopy(app)
+            one["metadata"]["name"] = f"storm-{i:04d}"
+            argocd.add_app(one, resources, renders)
+            apps.append(one)
+        rport = free_port()
+        redis = subprocess.Popen([binary, "--port", str(rport), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                                  "no", "--dir", tmp], stdout=subprocess.DEVNULL)  # fmt: skip
+        wait_port(rport)
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ARGOCD_", "GIT_"))},
+               "SLACK_BOT_TOKEN": slack.token, "SLACK_SIGNING_SECRET": "s", "SLACK_CHANNEL": CHANNEL,
+               "SLACK_API_URL": slack.url, "ARGOCD_URL": argocd.url, "ARGOCD_TOKEN": argocd.token,
+               "KUBECONFIG": str(kube.write_kubeconfig(Path(tmp) / "kubeconfig", context="storm")),
+               "ARGOCD_CLUSTER_CONTEXTS": "https://kubernetes.default.svc=storm",
+               "REDIS_URL": f"redis://127.0.0.1:{rport}/0", "WEBHOOK_TOKEN": token, "WORKERS": "4",
+               "DAILY_SUMMARY_AT": "off", "PYTHONPATH": str(ROOT)}  # fmt: skip
+        ports = [free_port() for _ in range(REPLICAS)]
+        logs = [open(Path(tmp) / f"replica-{i}.log", "wb") for i in range(REPLICAS)]  # noqa: SIM115
+        command = [sys.executable, "-m", "bot", "serve"]
+        replicas = [subprocess.Popen(command, env={**env, "PORT": str(p)}, stdout=subprocess.DEVNULL, stderr=log)
+                    for p, log in zip(ports, logs, strict=True)]  # fmt: skip
+        try:
+            for p in ports:
+                wait_port(p, 30)
+            await run(args, apps, ports, token, slack, argocd, replicas)
+        finally:
+            for r in replicas:
+                r.terminate()
+                r.wait()
+            for log in logs:
+                log.close()
+            redis.terminate()
+            redis.wait()
+
+
+async def run(args: argparse.Namespace, apps: list[dict[str, object]], ports: list[int], token: str,
+              slack: FakeSlack, argocd: FakeArgoCD, replicas: list[subprocess.Popen[bytes]]) -> None:  # fmt: skip
+    bodies = [webhook_body_of(a) for a in apps]
+    unknown = [{"app": {"name": f"gone-{i:03d}", "namespace": "argocd"}, "sync": {"status": "OutOfSync"}}
+               for i in range(args.unknown)]  # fmt: skip
+    load = bodies + unknown
+    order = sorted(range(len(load)), key=lambda i: (i * 7919) % len(load))  # interleaved, deterministic
+    headers = {"Authorization": f"Bearer {token}"}
+    statuses: Counter[int] = Counter()
+    clients = [httpx.AsyncClient(base_url=f"http://127.0.0.1:{p}", timeout=30) for p in ports]
+    start = time.monotonic()
+    try:
+
+        async def send(n: int, body: dict[str, object]) -> None:
+            await asyncio.sleep(n * args.seconds / len(load))
+            r = await clients[n % len(clients)].post("/webhooks/argocd", json=body, headers=headers)
+            statuses[r.status_code] += 1
+
+        await asyncio.gather(*(send(n, load[i]) for n, i in enumerate(order)))
+        sent = time.monotonic() - start
+        done_at: float | None = None
+        while True:
+            texts = [(await c.get("/metrics")).text for c in clients]
+            total = sum(analysed(t) for t in texts)
+            depth = metric(texts[0], "argo_why_queue_depth")
+            if done_at is None and total >= len(load):
+                done_at = time.monotonic() - start
+            if done_at is not None and depth == 0:
+                break
+            if time.monotonic() - start > args.seconds + 600:
+                raise TimeoutError(f"{total:.0f} of {len(load)} analysed after {time.monotonic() - start:.0f} s")
+            await asyncio.sleep(0.5)
+        empty_at = time.monotonic() - start
+        # the digest's window closes a minute after it began: then its full list goes into its thread
+        while not slack.uploads and time.monotonic() - start < empty_at + 90:
+            await asyncio.sleep(0.5)
+        listed_at = time.monotonic() - start
+    finally:
+        for c in clients:
+            await c.aclose()
+    rss = [peak_rss_mb(r.pid) for r in replicas]
+    posts = [c for c in slack.calls if c.method == "chat.postMessage"]
+    updates = [c for c in slack.calls if c.method == "chat.update"]
+    top = [c for c in posts if c.status == 200 and not c.params.get("thread_ts")]
+    replies = [c for c in posts if c.status == 200 and c.params.get("thread_ts")]
+    lists = [c for c in argocd.calls if c.path == "/api/v1/applications"]
+    print(
+        f"storm: {len(apps)} apps OutOfSync (+{len(unknown)} unknown to Argo CD) over {args.seconds:.0f} s, "
+        f"{REPLICAS} replicas x 4 workers, one redis-server; webhooks {dict(statuses)} sent in {sent:.1f} s"
+    )
+    goal = "ok" if len(top) <= 20 else "MISSED"
+    print(f"  Slack: {len(top)} messages at the top of the channel (goal <= 20: {goal}), "
+          f"{len(replies)} thread replies, {len(updates)} updates, "
+          f"{len(slack.uploads)} file(s); {len(slack.calls)} HTTP requests to Slack in all")  # fmt: skip
+    rows = [len(u.content.splitlines()) - 1 for u in slack.uploads]
+    print(f"  full list(s) in the digest's thread: {rows} app(s), at {listed_at:.1f} s")
+    print(f"  every app analysed {done_at or float('nan'):.1f} s after the first webhook "
+          f"({(done_at or 0) - sent:+.1f} s after the last); queue empty at {empty_at:.1f} s")  # fmt: skip
+    print(f"  peak RSS per replica: {', '.join(f'{r:.0f} MB' for r in rss)} "
+          f"(goal < 300 MB: {'ok' if max(rss) < 300 else 'MISSED'})")  # fmt: skip
+    print(f"  Argo CD: {len(argocd.calls)} requests, {len(argocd.calls) / len(load):.2f} per alert; "
+          f"{len(lists)} full application list(s) for {len(unknown)} unknown apps")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--apps", type=int, default=1000)
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--unknown", type=int, default=50)
+    asyncio.run(storm(ap.parse_args(argv)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,301 @@
+"""What the bot says about an app: the analysis, then the parent message and its thread, for the worker's jobs.
+
+Threads: one parent message per drift episode, kept in the store by app (not in memory), so a restart or another
+replica keeps threading. A new alert for the same episode updates the parent (and adds replies only when the
+findings changed); an app that became Synced turns its parent green; the next drift re-uses the same thread.
+More than ``digest_threshold`` apps drifting within ``digest_window_s`` go to the digest (:mod:`bot.digest`)
+instead of a parent each, and so do the failures of a burst or of an Argo CD outage.
+
+Exactly once: an alert is handled under its app's lock (:mod:`bot.serial`), so two alerts for one app never both
+find "no thread"; every post goes through the outbox (:mod:`bot.slack.outbox`): the parent under the key
+``parent:<app_key>`` (whichever job posts it), the replies under keys of their episode and findings, everything
+else under the keys of its queue entry. A job done again posts nothing twice.
+
+Links to Argo CD come from the configuration (``ARGOCD_PUBLIC_URL``, else ``ARGOCD_URL``), never from the
+webhook; failure messages name the public URL, never the internal one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from bot import wording
+from bot.config import required
+from bot.errors import ArgoWhyError
+from bot.fixflow import FixFlow
+from bot.jobs import ButtonJob, CommandJob, WebhookJob, app_key
+from bot.model import Report
+from bot.serial import AppLocks
+from bot.services import Services
+from bot.slack.render import Alert, Buttons, Message, diff_message, error_message, parent_message, thread_messages
+from bot.slack.render.fixes import FixButtons
+from bot.sources.argocd import ArgoCDError
+from bot.state import COUNTED_KEYS, DigestItem, ReportState, ThreadRef
+from bot.store import drift_start
+from bot.why import investigate
+
+log = logging.getLogger("argo_why.alerts")
+STATE_TTL_S = 14 * 24 * 3600
+_TRANSIENT = (None, 429, 500, 502, 503, 504)  # no answer at all, or Argo CD overloaded or down
+
+
+def fingerprint(report: Report) -> str:
+    """Identity of an episode's findings: the same fields with the same causes."""
+    items = sorted(f"{f.resource.group}/{f.resource.kind}/{f.resource.namespace}/{f.resource.name}"
+                   f"{f.pointer}={f.cause}" for f in report.findings)  # fmt: skip
+    return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Controls:
+    """The buttons of one alert: the report's (Show diff, Mute, Re-check) and the Open PR ones, by message."""
+
+    buttons: Buttons
+    parent_fixes: FixButtons | None
+    thread_fixes: FixButtons | None
+    state: str
+    """The report state behind the buttons (kept in the thread map, so the parent can be rendered again)."""
+
+
+class AnalysisFailed(ArgoWhyError):
+    """The analysis failed after every attempt; the message says why, for the thread."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        """Argo CD could not answer (down, overloaded): worth doing again once it answers."""
+
+
+class Alerts:
+    def __init__(self, services: Services, fixes: FixFlow, locks: AppLocks, *, backoff_s: float = 0.5) -> None:
+        self.s = services
+        self.fixes = fixes
+        self.locks = locks
+        self.backoff_s = backoff_s
+
+    def alert(self, name: str, namespace: str | None, *, project: str | None = None, revision: str | None = None,
+              status: Literal["drift", "synced", "failed"] = "drift") -> Alert:  # fmt: skip
+        """An app's alert, linked to Argo CD as configured (never as a webhook says)."""
+        return Alert(app=name, app_namespace=namespace, project=project, revision=revision, status=status,
+                     argocd_url=self.s.settings.argocd.link_url)  # fmt: skip
+
+    async def analyse(self, name: str, namespace: str | None) -> Report:
+        """The analysis, retried with backoff; :class:`AnalysisFailed` after the last attempt."""
+        attempts = self.s.settings.runtime.analysis_attempts
+        delay = self.backoff_s
+        last, retryable = "", False
+        for attempt in range(attempts):
+            try:
+                async with self.s.argocd() as argocd:
+                    report = await investigate(name, app_namespace=namespace or self.s.settings.argocd.app_namespace,
+                                               argocd=argocd, cluster=self.s.cluster)  # fmt: skip
+                self.s.metrics.analyses.labels(outcome="drift" if report.findings else "clean").inc()
+                return report
+            except ArgoCDError as e:
+                last, retryable = str(e), e.status in _TRANSIENT
+                if e.status in (401, 403, 404):
+                    break  # no retry fixes a token, a permission or a missing app
+            except ArgoWhyError as e:
+                last, retryable = str(e), False
+            except Exception as e:  # a bug must not kill the worker; it is reported, never a traceback in Slack
+                log.exception("analysis of %s failed", name)
+                last, retryable = f"internal error ({type(e).__name__})", False
+            if attempt + 1 < attempts:
+                await asyncio.sleep(delay)
+                delay *= 2
+        raise AnalysisFailed(self.s.settings.argocd.for_people(last), retryable=retryable)
+
+    # --- an alert from Argo CD ------------------------------------------------------------------------
+    async def webhook(self, job: WebhookJob) -> None:
+        async with self.locks.hold(job.body.app_key):
+            await self._webhook(job)
+
+    async def _webhook(self, job: WebhookJob) -> None:
+        body = job.body
+        name, ns, key = body.app.name, body.app.namespace, body.app_key
+        alert = self.alert(name, ns, project=body.app.project, revision=body.sync.revision)
+        ref = await self.s.store.get_thread(key)
+        if body.sync.status == "Synced":
+            await self.turn_green(ref, alert, key)
+            return
+        # `/argo mute shop 2h` names the app without its namespace: it mutes every app of that name
+        muted = await self.s.store.mute_until(key, time.time()) or await self.s.store.mute_until(name, time.time())
+        if muted:
+            self.s.metrics.analyses.labels(outcome="muted").inc()
+            return
+        report, analysed = await self._report(job, ref)
+        if not report.findings:
+            await self.turn_green(ref, alert, key)
+            return
+        if ref is None and await self._burst(key):
+            await self.s.store.add_to_digest(key, DigestItem.of(alert, report).model_dump(mode="json"))
+            return
+        controls = await self._controls(key, name, ns, alert, report)
+        fp = fingerprint(report)
+        now = time.time()
+        if ref is None:
+            channel = required(self.s.settings.slack.channel, "SLACK_CHANNEL")
+            alert = replace(alert, unsettled_syncs=1)
+            ch, ts = await self._parent(channel, None, report, alert, controls, key=f"parent:{key}")
+            ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1, updated=now,
+                            last_alert=job.key, counted=[job.key], report_state=controls.state, since=now,
+                            analysed=analysed)  # fmt: skip
+            await self.s.store.save_thread(ref, key)  # before the replies: a retry re-uses this thread
+            await self.s.outbox.forget(f"parent:{key}")
+            replies = True
+        else:
+            same_episode = ref.status == "drift"
+            counted = ref.counted if same_episode else []
+            redelivered = bool(job.key) and (job.key == ref.last_alert or job.key in counted)
+            unsettled = (ref.unsettled_syncs + (0 if redelivered else 1)) if same_episode else 1
+            alert = replace(alert, unsettled_syncs=unsettled)
+            await self._parent(ref.channel, ref.ts, report, alert, controls)
+            replies = fp != ref.fingerprint or not same_episode
+            counted = counted if redelivered else [*counted, job.key][-COUNTED_KEYS:]
+            ref = replace(ref, status="drift", unsettled_syncs=unsettled, updated=now, last_alert=job.key,
+                          counted=counted, report_state=controls.state, analysed=analysed,
+                          since=drift_start(ref) if same_episode else now)  # fmt: skip
+            await self.s.store.save_thread(ref, key)
+        if replies:
+            episode = f"reply:{key}:{ref.ts}:{drift_start(ref):.6f}:{fp}"
+            await self._thread(ref.channel, ref.ts, report, alert, controls, key=episode)
+            await self.s.store.save_thread(replace(ref, fingerprint=fp), key)
+
+    async def _report(self, job: WebhookJob, ref: ThreadRef | None) -> tuple[Report, float]:
+        """The report for an alert, and when its analysis began. Alerts for one app come in bursts (every sync
+        that did not settle it, on every replica): one whose parent shows an analysis begun after the alert arrived
+        reuses it, and only counts its sync."""
+        if ref is not None and ref.status == "drift" and ref.report_state and ref.analysed >= job.received:
+            state = await ReportState.load(self.s.store, ref.report_state)
+            if state is not None:
+                self.s.metrics.analyses.labels(outcome="reused").inc()
+                return state.parsed_report(), ref.analysed
+        started = time.time()
+        return await self.analyse(job.body.app.name, job.body.app.namespace), started
+
+    async def _burst(self, key: str) -> bool:
+        """Whether the alert of an app without a thread is part of a burst (and goes to the digest)."""
+        runtime = self.s.settings.runtime
+        busy = await self.s.store.note_alert(key, time.time(), runtime.digest_window_s)
+        return busy > runtime.digest_threshold
+
+    async def failure_to_digest(self, job: WebhookJob, failure: AnalysisFailed) -> bool:
+        """A failed alert of an app without a thread joins the digest when Argo CD is down or the failure is part
+        of a burst (one message, not one per app); False when it should be said on its own."""
+        key = job.body.app_key
+        if await self.s.store.get_thread(key) is not None:
+            return False
+        if not await self._burst(key) and not failure.retryable:
+            return False
+        alert = self.alert(job.app, job.body.app.namespace, project=job.body.app.project,
+                           revision=job.body.sync.revision, status="failed")  # fmt: skip
+        item = DigestItem.of(alert, Report(app=job.app), reason=str(failure))
+        await self.s.store.add_to_digest(key, item.model_dump(mode="json"))
+        return True
+
+    async def settle(self, key: str, alert: Alert) -> None:
+        """Turn an app's parent green from outside an alert (the PR follow-up): under the app's lock, like alerts."""
+        async with self.locks.hold(key):
+            await self.turn_green(await self.s.store.get_thread(key), alert, key)
+
+    async def turn_green(self, ref: ThreadRef | None, alert: Alert, key: str) -> None:
+        """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread."""
+        if ref is None or ref.status == "synced":
+            return
+        await self.s.outbox.update(
+            ref.channel, ref.ts, parent_message(Report(app=alert.app), replace(alert, status="synced"), None)
+        )
+        await self.s.store.save_thread(replace(ref, status="synced", fingerprint="", updated=time.time()), key)
+
+    async def controls(self, key: str, name: str, ns: str | None, alert: Alert, report: Report) -> Buttons:
+        """Show diff, Mute and Re-check for an app listed elsewhere (the digest): no Open PR buttons."""
+        return (await self._controls(key, name, ns, alert, report, fixes=False)).buttons
+
+    async def _controls(self, key: str, name: str, ns: str | None, alert: Alert, report: Report, *,
+                        fixes: bool = True) -> Controls:  # fmt: skip
+        state = ReportState(app_key=key, app=name, app_namespace=ns, alert=alert, report=report.to_dict())
+        state_id = await state.save(self.s.store, STATE_TTL_S)
+        parent, thread = await self.fixes.buttons(key, name, ns, alert, report) if fixes else (None, None)
+        return Controls(Buttons(show_diff=state_id, mute=state_id, recheck=state_id), parent, thread, state_id)
+
+    async def _parent(self, channel: str, ts: str | None, report: Report, alert: Alert, controls: Controls, *,
+                      key: str | None = None) -> tuple[str, str]:  # fmt: skip
+        """Post the parent (``ts`` None) or update it; a parent with Open PR buttons is remembered."""
+        message = parent_message(report, alert, controls.buttons, controls.parent_fixes)
+        if ts is None:
+            channel, ts = await self.s.outbox.post(channel, message, key=key)
+        else:
+            await self.s.outbox.update(channel, ts, message)
+        if controls.parent_fixes is not None:
+            await self.fixes.remember(channel, ts, message, controls.parent_fixes)
+        return channel, ts
+
+    async def _thread(self, channel: str, thread_ts: str | None, report: Report, alert: Alert,
+                      controls: Controls | None, *, key: str | None = None) -> None:  # fmt: skip
+        fixes = controls.thread_fixes if controls is not None else None
+        for i, m in enumerate(thread_messages(report, alert, fixes)):
+            _, ts = await self.s.outbox.post(channel, m, thread_ts=thread_ts, key=f"{key}:{i}" if key else None)
+            if fixes is not None:
+                await self.fixes.remember(channel, ts, m, fixes)
+
+    # --- /argo why, /argo diff ------------------------------------------------------------------------
+    async def command(self, job: CommandJob) -> None:
+        name, ns, channel = job.app, job.app_namespace, job.channel
+        try:
+            report = await self.analyse(name, ns)
+        except AnalysisFailed as e:
+            await self.s.outbox.ephemeral(channel, job.user, error_message(str(e)))
+            return
+        revision = (report.application or {}).get("revision")
+        alert = self.alert(name, ns, revision=str(revision) if revision else None,
+                           status="drift" if report.findings else "synced")  # fmt: skip
+        if job.command == "diff":
+            msg, full = diff_message(report, alert)
+            _, ts = await self.s.outbox.post(channel, msg)
+            if full:
+                await self.s.outbox.upload(channel, ts, f"{name}.diff", full, f"Diff of {name}")
+            return
+        if not report.findings:
+            await self.s.outbox.post(channel, parent_message(report, alert, None))
+            return
+        controls = await self._controls(app_key(name, ns), name, ns, alert, report)
+        ch, ts = await self._parent(channel, None, report, alert, controls)
+        await self._thread(ch, ts, report, alert, controls)
+
+    # --- Show diff, Re-check --------------------------------------------------------------------------
+    async def button(self, job: ButtonJob) -> None:
+        state = await ReportState.load(self.s.store, job.state)
+        channel, thread_ts = job.channel, job.thread_ts
+        if state is None:
+            await self.s.outbox.ephemeral(channel, job.user, error_message(wording.STATE_EXPIRED))
+            return
+        alert = state.alert
+        if job.type == "show_diff":
+            msg, full = diff_message(state.parsed_report(), alert)
+            await self.s.outbox.post(channel, msg, thread_ts=thread_ts)
+            if full:
+                await self.s.outbox.upload(channel, thread_ts, f"{alert.app}.diff", full, f"Diff of {alert.app}")
+            return
+        report = await self.analyse(state.app, state.app_namespace)
+        key = state.app_key
+        async with self.locks.hold(key):
+            ref = await self.s.store.get_thread(key)
+            controls = (
+                await self._controls(key, state.app, state.app_namespace, alert, report) if report.findings else None
+            )
+            if ref is not None and ref.ts == thread_ts:
+                if controls is not None:
+                    await self._parent(ref.channel, ref.ts, report, alert, controls)
+                    await self.s.store.save_thread(replace(ref, report_state=controls.state), key)
+                else:
+                    await self.turn_green(ref, alert, key)
+            if controls is not None:
+                await self._thread(channel, thread_ts, report, alert, controls)
+            else:
+                await self.s.outbox.post(channel, Message(text=wording.SYNCED_NOW.format(app=alert.app), blocks=[]),
+                                         thread_ts=thread_ts)  # fmt: skip

@@ -1,0 +1,112 @@
+"""Scheduled jobs that read Argo CD: the sweep of apps that drift without a webhook, and the retry of dead letters.
+
+:class:`Sweep` lists the applications (one call) and raises the alerts Argo CD's notifications do not send:
+
+* an app OutOfSync after a successful sync (the last operation Succeeded, and compared since it finished) that no
+  thread shows as drifting gets the alert its webhook would have carried, queued with the webhook's own
+  idempotency key, so a webhook that did come (or comes later) is the same alert, once (an app whose alert went
+  to a digest has no thread, and is not alerted again). A drift with no sync in between after its thread turned
+  green (someone edited the cluster; the trigger fires once per sync) reuses a key already seen: it is queued
+  under a key of its own, once per state of the app's thread;
+* an app Synced again whose thread still shows drift gets a "Synced" alert: its parent turns green.
+
+Muted apps are left alone (the mute-expiry job looks at them when the mute ends). The queue's dedupe marks make a
+sweep that runs twice, on two replicas or after a crash, queue nothing twice.
+
+:class:`DeadLetters` queues again, once Argo CD answers (``GET /api/version``), the analyses that were dead-lettered
+because Argo CD was down or overloaded, each at most :data:`MAX_REVIVALS` times.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import datetime
+from typing import Any
+
+from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
+from bot.services import Services
+from bot.sources.argocd import ArgoCDError
+from bot.store import drift_start
+
+log = logging.getLogger("argo_why.sweep")
+MAX_REVIVALS = 3
+DEAD_SCAN = 1000
+
+
+def _time(raw: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(raw).replace("Z", "+00:00")) if raw else None
+    except ValueError:
+        return None
+
+
+def settled_after_sync(app: dict[str, Any]) -> bool:
+    """The last operation succeeded and Argo CD compared the app since it finished (not the stale pre-sync state,
+    ../shared/notes/argocd.md section 1): what the notifications trigger waits for too."""
+    status = app.get("status") or {}
+    op = status.get("operationState") or {}
+    if op.get("phase") != "Succeeded":
+        return False
+    finished, reconciled = _time(op.get("finishedAt")), _time(status.get("reconciledAt"))
+    return finished is None or reconciled is None or reconciled >= finished
+
+
+class Sweep:
+    def __init__(self, services: Services) -> None:
+        self.s = services
+
+    async def run(self) -> int:
+        """Queue the alerts Argo CD did not send; how many were queued."""
+        async with self.s.argocd() as argocd:
+            apps = await argocd.applications()
+        queued = 0
+        now = time.time()
+        for app in apps:
+            body = WebhookBody.of_application(app)
+            if body is None:
+                continue
+            key = body.app_key
+            ref = await self.s.store.get_thread(key)
+            drifting = ref is not None and ref.status == "drift"
+            if body.sync.status == "Synced" and drifting and ref is not None:
+                marks = [f"sweep-synced:{key}:{ref.ts}:{drift_start(ref):.6f}"]
+            elif body.sync.status == "OutOfSync" and not drifting and settled_after_sync(app):
+                if await self.s.store.mute_until(key, now) or await self.s.store.mute_until(body.app.name, now):
+                    continue
+                marks = [body.idempotency_key()]
+                if ref is not None:  # the thread says Synced, the app drifts again: once per state of the thread
+                    marks.append(f"sweep:{body.idempotency_key()}:{ref.ts}:{ref.updated:.6f}")
+            else:
+                continue
+            job = WebhookJob(body=body, received=now, key=body.idempotency_key()).payload()
+            for mark in marks:
+                if await self.s.queue.enqueue_once(mark, DEDUPE_TTL_S, job) is not None:
+                    queued += 1
+                    break
+        if queued:
+            log.info("sweep: %d alert(s) Argo CD did not send", queued)
+        return queued
+
+
+class DeadLetters:
+    def __init__(self, services: Services) -> None:
+        self.s = services
+
+    async def retry(self) -> int:
+        """Queue again the dead letters worth retrying, if Argo CD answers; how many."""
+        dead = [d for d in await self.s.queue.dead_letters(DEAD_SCAN) if d["retry"] and isinstance(d["job"], dict)
+                and int(d["job"].get("revived") or 0) < MAX_REVIVALS]  # fmt: skip
+        if not dead:
+            return 0
+        try:
+            async with self.s.argocd() as argocd:
+                await argocd.version()
+        except ArgoCDError as e:
+            log.info("%d dead letter(s) wait for Argo CD: %s", len(dead), e)
+            return 0
+        for d in dead:
+            job: dict[str, Any] = d["job"]
+            await self.s.queue.revive(d["dead_id"], {**job, "revived": int(job.get("revived") or 0) + 1})
+        log.info("Argo CD answers again: %d dead-lettered analyses queued again", len(dead))
+        return len(dead)

@@ -1,0 +1,301 @@
+"""Always on: exactly one parent per app and nothing posted twice or lost, under concurrency and faults.
+
+Real redis-server processes, the fakes as local servers, bots in this process or in processes of their own:
+
+* two bot instances on one Redis, 300 webhooks for 100 apps at once: exactly one parent per app, no reply twice;
+* a bot killed (SIGKILL) after Slack accepted its parent but before it learnt so: the other bot delivers the job
+  once, adopting that parent instead of posting another;
+* SIGTERM mid-job: the job finishes within the grace period, or is handed back at once and finished by another
+  replica, the exit status is 0; a digest interrupted by a stop is posted once by the next bot;
+* Redis killed (SIGKILL, append-only file) under load: every webhook answered 202 is posted, every one answered
+  "duplicate" was queued, nothing twice;
+* Slack answering 429 and 500 in bursts: everything delivered once, every 429 counted;
+* Argo CD down, then back: the failures are one digest, not a message per app; the dead-lettered analyses are
+  done again once Argo CD answers, and the internal Argo CD URL is never shown.
+
+No test asserts a duration: waits have generous limits and end as soon as the condition holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.config import Settings, required
+from bot.demo.runner import webhook_body
+from tests.conftest import CASEBOOK
+from tests.fakes.argocd import FakeArgoCD, app_from_case
+from tests.fakes.kube import FakeKubernetes, context_from_case
+from tests.fakes.slack import FakeSlack
+from tests.redis_server import RedisProcess, durable_redis  # noqa: F401  (fixture)
+from tests.service_kit import CHANNEL, Bot, BotProcess, running, service_settings, until
+
+PUBLIC = "https://argocd.example.com"
+
+
+@pytest.fixture
+def settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_url: str, tmp_path: Path,
+             monkeypatch: pytest.MonkeyPatch) -> Settings:  # fmt: skip
+    s = service_settings(slack, argocd, kube, redis_url, tmp_path, monkeypatch)
+    s.slack.channel_interval_s = 0  # Slack's pace is not what these tests are about
+    s.runtime.digest_threshold = 10_000  # one parent per app: no digest unless a test wants one
+    s.runtime.sweep_s = 0
+    s.runtime.daily_summary_at = None
+    s.runtime.remind_after_h = 0
+    return s
+
+
+def serve_apps(argocd: FakeArgoCD, kube: FakeKubernetes, count: int, case: str = "hpa-replicas-csa"
+               ) -> list[dict[str, Any]]:  # fmt: skip
+    """``count`` Applications drifting like the casebook scenario ``case``, named ``app-000``..."""
+    folder = CASEBOOK / "cases" / case
+    app, resources, renders = app_from_case(folder)
+    kube.add(*context_from_case(folder))
+    apps = []
+    for i in range(count):
+        copy_ = copy.deepcopy(app)
+        copy_["metadata"]["name"] = f"app-{i:03d}"
+        argocd.add_app(copy_, resources, renders)
+        apps.append(copy_)
+    return apps
+
+
+def alert(app: dict[str, Any], sync: int = 0) -> dict[str, Any]:
+    """The webhook of the ``sync``-th sync that did not settle ``app``."""
+    body = webhook_body(app)
+    return {**body, "operationState": {**body["operationState"], "finishedAt": f"2026-11-30T08:{sync:02d}:00Z"}}
+
+
+def parents(slack: FakeSlack) -> Counter[str]:
+    """How many top-level messages name each app."""
+    return Counter(m["text"].split(" ", 1)[0] for m in slack.messages(CHANNEL))
+
+
+def assert_nothing_twice(slack: FakeSlack) -> None:
+    """No thread holds the same message twice (a reply posted again by a redelivered job)."""
+    for parent in slack.messages(CHANNEL):
+        texts = [m["text"] for m in slack.thread(CHANNEL, parent["ts"])]
+        assert len(texts) == len(set(texts)), (parent["text"], Counter(texts).most_common(2))
+
+
+async def settled(*bots: Bot, timeout: float = 60.0) -> None:
+    await bots[0].settle(timeout)
+
+
+# --- concurrency ---------------------------------------------------------------------------------------------------
+
+
+async def test_two_bots_and_300_webhooks_for_100_apps_post_exactly_one_parent_per_app(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    apps = serve_apps(argocd, kube, 100)
+    bodies = [alert(app, sync) for sync in range(3) for app in apps]
+    random.Random(10).shuffle(bodies)
+
+    async with running(settings, workers=4) as a, running(settings, workers=4) as b:
+        answers = await asyncio.gather(*((a if i % 2 else b).webhook(body) for i, body in enumerate(bodies)))
+        assert Counter(r.status_code for r in answers) == {202: 300}
+        await settled(a, b)
+    assert parents(slack) == Counter({app["metadata"]["name"]: 1 for app in apps})
+    assert_nothing_twice(slack)
+
+
+# --- a bot that dies or stops mid-job --------------------------------------------------------------------------------
+
+
+async def post_webhook(url: str, settings: Settings, body: dict[str, Any]) -> httpx.Response:
+    token = required(settings.runtime.webhook_token, "WEBHOOK_TOKEN").get_secret_value()
+    async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+        return await http.post("/webhooks/argocd", json=body, headers={"Authorization": f"Bearer {token}"})
+
+
+@contextlib.asynccontextmanager
+async def bot_process(settings: Settings, *, serve: bool = False) -> AsyncIterator[BotProcess]:
+    process = BotProcess(settings, serve=serve)
+    try:
+        await process.ready()
+        yield process
+    finally:
+        process.close()
+
+
+async def parent_taken(process: BotProcess, settings: Settings, slack: FakeSlack, app: dict[str, Any]) -> None:
+    """The alert of ``app`` through ``process``, until Slack has taken its parent (whose answer is held back)."""
+    assert (await post_webhook(process.url, settings, alert(app))).status_code == 202
+    await until(lambda: len(slack.messages(CHANNEL)) == 1, 30)
+
+
+async def finished_by_another(settings: Settings, slack: FakeSlack, apps: list[dict[str, Any]], *,
+                              claim_idle_ms: int) -> None:  # fmt: skip
+    """Slack answers again; another bot takes over what the first left, and each app has its one parent."""
+    slack.clear_injections()
+    async with running(settings, claim_idle_ms=claim_idle_ms) as other:
+        await other.settle(30)
+    one_parent_with_its_thread(slack, apps)
+
+
+def one_parent_with_its_thread(slack: FakeSlack, apps: Iterable[dict[str, Any]]) -> None:
+    assert parents(slack) == Counter({app["metadata"]["name"]: 1 for app in apps})
+    for parent in slack.messages(CHANNEL):
+        assert slack.thread(CHANNEL, parent["ts"]), parent["text"]  # the explanation made it into the thread
+    assert_nothing_twice(slack)
+
+
+async def test_a_bot_killed_after_slack_took_its_parent_is_followed_by_one_delivery(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    apps = serve_apps(argocd, kube, 1)
+    slack.slow_next("chat.postMessage", 60)  # the parent is posted; the answer never reaches the dying bot
+
+    async with bot_process(settings) as dying:
+        await parent_taken(dying, settings, slack, apps[0])
+        dying.kill()  # SIGKILL between Slack accepting the parent and the bot saving it
+    await finished_by_another(settings, slack, apps, claim_idle_ms=300)
+
+
+@pytest.mark.parametrize(
+    ("grace_s", "slack_answers_after_s"),
+    [(0.5, 60), (30, 1)],
+    ids=["grace-runs-out-job-handed-back", "job-finishes-within-grace"],
+)
+async def test_sigterm_finishes_the_job_in_hand_or_hands_it_back_at_once(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, grace_s: float,
+    slack_answers_after_s: float,
+) -> None:  # fmt: skip
+    apps = serve_apps(argocd, kube, 1)
+    settings.runtime.shutdown_grace_s = grace_s
+    slack.slow_next("chat.postMessage", slack_answers_after_s)
+
+    async with bot_process(settings, serve=True) as stopping:  # the real `argo-why serve`
+        await parent_taken(stopping, settings, slack, apps[0])
+        assert await stopping.terminate(), stopping.stderr()
+    if slack_answers_after_s < grace_s:
+        one_parent_with_its_thread(slack, apps)  # finished before the process left
+        async with running(settings, workers=0) as idle:
+            assert await idle.services.queue.depth() == 0  # and acknowledged
+    else:
+        # claim_idle_ms of a minute: only an entry handed back is taken before the test's limit
+        await finished_by_another(settings, slack, apps, claim_idle_ms=60_000)
+
+
+async def test_a_digest_cut_short_by_a_stop_is_posted_by_the_next_bot(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    apps = serve_apps(argocd, kube, 4)
+    settings.runtime.digest_threshold = 1
+    settings.runtime.shutdown_grace_s = 0.5
+
+    async with running(settings) as first:
+        await first.webhook(alert(apps[0]))  # the first app of the burst gets its parent
+        await first.settle()
+        slack.hang_next("chat.postMessage", 60)  # the digest's post hangs, and never reaches Slack
+        for app in apps[1:]:
+            await first.webhook(alert(app))
+        await first.settle()
+        await until(lambda: slack._delays.get("chat.postMessage") == type(slack._delays["chat.postMessage"])(), 10)
+    slack.clear_injections()
+    async with running(settings) as second:
+        await until(lambda: len(slack.messages(CHANNEL)) == 2, 15)
+        await second.settle()
+    [digest] = [m for m in slack.messages(CHANNEL) if "went OutOfSync" in m["text"]]
+    assert all(app["metadata"]["name"] in digest["text"] for app in apps[1:])
+
+
+# --- Redis, Slack and Argo CD failing ------------------------------------------------------------------------------
+
+
+async def test_redis_killed_under_load_loses_no_accepted_webhook_and_posts_nothing_twice(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes,
+    durable_redis: RedisProcess,  # noqa: F811
+) -> None:  # fmt: skip
+    settings.redis.url = durable_redis.url
+    apps = serve_apps(argocd, kube, 30)
+    bodies = [alert(app, sync) for sync in range(2) for app in apps]
+    answered: dict[int, str] = {}
+
+    # a job cut short by the outage leaves its app's lock behind (Redis was gone): a short lease frees it soon
+    async with running(settings, workers=2, claim_idle_ms=500, lock_lease_s=2) as bot:
+
+        async def send(i: int, body: dict[str, Any]) -> None:
+            while True:  # as the notifications controller does: again until it is accepted
+                with contextlib.suppress(httpx.HTTPError):
+                    r = await bot.webhook(body)
+                    if r.status_code in (200, 202):
+                        answered[i] = r.json()["status"]
+                        return
+                await asyncio.sleep(0.05)
+
+        async def chaos() -> None:
+            await until(lambda: len(answered) >= len(bodies) // 3, 30)
+            durable_redis.kill()
+            await asyncio.sleep(0.5)
+            durable_redis.start()
+
+        await asyncio.gather(chaos(), *(send(i, body) for i, body in enumerate(bodies)))
+        await bot.settle(60)
+    assert set(answered) == set(range(len(bodies)))
+    one_parent_with_its_thread(slack, apps)
+    for parent in slack.messages(CHANNEL):  # both syncs counted: no accepted (or "duplicate") alert was lost
+        assert "2 syncs did not settle it" in json.dumps(parent["blocks"]), parent["text"]
+
+
+async def test_slack_429_and_500_bursts_deliver_everything_once_and_count_every_429(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    apps = serve_apps(argocd, kube, 12)
+    slack.fail_next("chat.postMessage", status=429, retry_after=0, count=5)
+    slack.http_error_next("chat.postMessage", status=500, count=5)
+
+    async with running(settings, workers=3, claim_idle_ms=300) as bot:
+        for app in apps:
+            await bot.webhook(alert(app))
+        await bot.settle(60)
+        metrics = (await bot.http.get("/metrics")).text
+    one_parent_with_its_thread(slack, apps)
+    assert re.search(r"^argo_why_slack_ratelimited_total 5.0$", metrics, re.M), re.findall(
+        r"^argo_why_slack.*$", metrics, re.M
+    )
+
+
+async def test_argocd_down_then_back_is_one_digest_then_every_analysis(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    apps = serve_apps(argocd, kube, 6)
+    settings.argocd.public_url = PUBLIC
+    settings.runtime.dead_letter_retry_s = 0.3
+    argocd.down()
+
+    async with running(settings, workers=3) as bot:
+        for app in apps:
+            assert (await bot.webhook(alert(app))).status_code == 202
+        queue = bot.services.queue
+
+        async def dead() -> int:
+            return len([d for d in await queue.dead_letters() if d["retry"]])
+
+        await until(lambda: _at_least(dead(), 6), 30)
+        await until(lambda: any("6 apps went OutOfSync" in m["text"] for m in slack.messages(CHANNEL)), 15)
+        [digest] = slack.messages(CHANNEL)  # one message for the outage, not one per app
+        assert json.dumps(digest["blocks"]).count("the analysis failed: Argo CD") == 6
+        assert argocd.url not in json.dumps(digest) and PUBLIC in json.dumps(digest)
+        argocd.up()
+        await until(lambda: len(slack.messages(CHANNEL)) == 7, 30)
+        await bot.settle()
+        assert await dead() == 0
+    assert parents(slack) - Counter({"6": 1}) == Counter({app["metadata"]["name"]: 1 for app in apps})
+    assert argocd.url not in json.dumps(slack.messages(CHANNEL, include_replies=True))
+
+
+async def _at_least(count: Any, n: int) -> bool:
+    return bool(await count >= n)
