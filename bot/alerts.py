@@ -129,7 +129,7 @@ class Alerts:
             self.s.metrics.analyses.labels(outcome="muted").inc()
             return
         report, analysed = await self._report(job, ref)
-        if not report.findings:
+        if not report.findings and report.complete:  # an object not compared is not "matches Git"
             await self.turn_green(ref, alert, key)
             return
         if ref is None and await self._burst(key):
@@ -253,7 +253,7 @@ class Alerts:
             return
         revision = (report.application or {}).get("revision")
         alert = self.alert(name, ns, revision=str(revision) if revision else None,
-                           status="drift" if report.findings else "synced")  # fmt: skip
+                           status="drift" if report.findings or not report.complete else "synced")  # fmt: skip
         if job.command == "diff":
             msg, full = diff_message(report, alert)
             _, ts = await self.s.outbox.post(channel, msg)

@@ -19,9 +19,9 @@ import pytest
 from bot.config import Settings
 from bot.demo.runner import webhook_body
 from bot.queue import RedisQueue
-from tests.conftest import serve_case
-from tests.fakes.argocd import FakeArgoCD
-from tests.fakes.kube import FakeKubernetes
+from tests.conftest import CASEBOOK, serve_case
+from tests.fakes.argocd import FakeArgoCD, app_from_case, resource_diff
+from tests.fakes.kube import FakeKubernetes, context_from_case
 from tests.fakes.slack import FakeSlack, block_action_body, slash_command_body
 from tests.service_kit import CHANNEL, Bot, running, service_settings, until
 
@@ -335,3 +335,22 @@ async def test_health_readiness_and_metrics(settings: Settings, slack: FakeSlack
         assert ready.status_code == 200 and ready.json()["checks"] == {"store": "ok"}
         metrics = await bot.http.get("/metrics")
         assert metrics.status_code == 200 and "argo_why_queue_pending" in metrics.text
+
+
+async def test_an_object_missing_live_is_not_synced_and_the_parent_says_so(settings: Settings, slack: FakeSlack,
+                                                                           argocd: FakeArgoCD, kube: FakeKubernetes
+                                                                           ) -> None:  # fmt: skip
+    folder = CASEBOOK / "cases" / "clean-no-findings"
+    app, resources, renders = app_from_case(folder)
+    missing = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "feature-flags",
+               "namespace": resources[0].get("namespace") or "default"}, "data": {"beta": "on"}}  # fmt: skip
+    resources.append(resource_diff(missing, None))
+    app["status"]["sync"]["status"] = "OutOfSync"
+    argocd.add_app(app, resources, [[*renders[0], missing]])
+    kube.add(*context_from_case(folder))
+    async with running(settings) as bot:
+        await bot.webhook(webhook_body(app))
+        await bot.settle()
+    [parent] = top(slack)
+    assert "OutOfSync" in parent["text"] and "Synced again" not in parent["text"]
+    assert "feature-flags" in str(slack.thread(CHANNEL, parent["ts"])) + str(parent["blocks"])
