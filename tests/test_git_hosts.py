@@ -3,7 +3,6 @@ GitHub and GitLab clients against those fakes over HTTP, checked with plain ``gi
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import functools
 import hashlib
@@ -330,16 +329,13 @@ class Env:
         kwargs.setdefault("backoff", 0.0)
         return make_git_host(self.provider, self.fake.api_url, self.fake.token, **kwargs)
 
-    def run(self, fn: Callable[[GitHost], Awaitable[T]], **kwargs: Any) -> T:
-        async def go() -> T:
-            async with self.client(**kwargs) as host:
-                return await fn(host)
+    async def run(self, fn: Callable[[GitHost], Awaitable[T]], **kwargs: Any) -> T:
+        async with self.client(**kwargs) as host:
+            return await fn(host)
 
-        return asyncio.run(go())
-
-    def error(self, fn: Callable[[GitHost], Awaitable[Any]], **kwargs: Any) -> GitHostError:
+    async def error(self, fn: Callable[[GitHost], Awaitable[Any]], **kwargs: Any) -> GitHostError:
         with pytest.raises(GitHostError) as err:
-            self.run(fn, **kwargs)
+            await self.run(fn, **kwargs)
         return err.value
 
 
@@ -548,7 +544,7 @@ def test_fake_gitlab_answers_like_gitlab(fakes: dict[str, FakeGitHost]) -> None:
     assert env.fake.errors == []
 
 
-def test_fakes_write_real_commits(env: Env) -> None:
+async def test_fakes_write_real_commits(env: Env) -> None:
     """A commit through the API is a real commit on a real branch, with the right parent and only that change."""
     main = env.bare.branch("main")
     assert main is not None
@@ -559,7 +555,7 @@ def test_fakes_write_real_commits(env: Env) -> None:
         return await host.commit_file(env.repo, "argo-why/real", "README.md", "# platform\nmore\n", "Add more",
                                       file.version)  # fmt: skip
 
-    sha = env.run(go)
+    sha = await env.run(go)
     assert git(env.bare, "rev-parse", "argo-why/real").strip() == sha
     assert git(env.bare, "rev-parse", f"{sha}^").strip() == main
     assert git(env.bare, "log", "-1", "--format=%s", sha).strip() == "Add more"
@@ -572,7 +568,7 @@ def test_fakes_write_real_commits(env: Env) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def test_reads(env: Env) -> None:
+async def test_reads(env: Env) -> None:
     main = env.bare.branch("main")
 
     async def go(host: GitHost) -> dict[str, Any]:
@@ -589,7 +585,7 @@ def test_reads(env: Env) -> None:
             "root_all": await host.list_files(env.repo, "", "main", recursive=True),
         }
 
-    got = env.run(go)
+    got = await env.run(go)
     assert got["default"] == "main" and got["head"] == main
     file = got["file"]
     assert file.text == SHOP and file.path == "apps/shop.yaml" and file.ref == main
@@ -610,7 +606,7 @@ ODD_TEXT = "# café ☕\r\nkey: «value»\r\nlast line without newline"
 
 
 @pytest.mark.parametrize("provider", ["github", "gitlab"])
-def test_text_round_trips_byte_for_byte(fakes: dict[str, FakeGitHost], provider: str) -> None:
+async def test_text_round_trips_byte_for_byte(fakes: dict[str, FakeGitHost], provider: str) -> None:
     """UTF-8, CRLF line ends and a missing final newline survive a read and a write unchanged."""
     env = _env(fakes, provider, {"values.yaml": ODD_TEXT.encode()})
     main = env.bare.branch("main")
@@ -623,28 +619,28 @@ def test_text_round_trips_byte_for_byte(fakes: dict[str, FakeGitHost], provider:
         return await host.commit_file(env.repo, "argo-why/utf8", "values.yaml", ODD_TEXT + "\r\nadded: 1", "m",
                                       file.version)  # fmt: skip
 
-    sha = env.run(go)
+    sha = await env.run(go)
     assert env.bare.read(sha, "values.yaml") == (ODD_TEXT + "\r\nadded: 1").encode()
 
 
-def test_large_and_odd_files(fakes: dict[str, FakeGitHost]) -> None:
+async def test_large_and_odd_files(fakes: dict[str, FakeGitHost]) -> None:
     env = _env(fakes, "github", {"big.yaml": b"a" * (1024 * 1024 + 1), "bin.dat": b"\xff\xfe\x00", "d/x": "x"})
-    assert env.error(lambda h: h.get_file(env.repo, "big.yaml", "main")).kind == "unreadable"
-    err = env.error(lambda h: h.get_file(env.repo, "bin.dat", "main"))
+    assert (await env.error(lambda h: h.get_file(env.repo, "big.yaml", "main"))).kind == "unreadable"
+    err = await env.error(lambda h: h.get_file(env.repo, "bin.dat", "main"))
     assert err.kind == "unreadable" and "not UTF-8" in str(err)
-    err = env.error(lambda h: h.get_file(env.repo, "d", "main"))
+    err = await env.error(lambda h: h.get_file(env.repo, "d", "main"))
     assert err.kind == "not-found" and "is a directory, not a file" in str(err)
-    err = env.error(lambda h: h.list_files(env.repo, "d/x", "main", recursive=True))
+    err = await env.error(lambda h: h.list_files(env.repo, "d/x", "main", recursive=True))
     assert err.kind == "not-found" and "is a file, not a directory" in str(err)
 
 
-def test_github_truncated_tree_and_enterprise_prefix(fakes: dict[str, FakeGitHost]) -> None:
+async def test_github_truncated_tree_and_enterprise_prefix(fakes: dict[str, FakeGitHost]) -> None:
     env = _env(fakes, "github")
     github = env.fake
     assert isinstance(github, FakeGitHub)
     github.tree_limit = 2
     try:
-        err = env.error(lambda h: h.list_files(env.repo, "apps", "main", recursive=True))
+        err = await env.error(lambda h: h.list_files(env.repo, "apps", "main", recursive=True))
     finally:
         github.tree_limit = 100_000
     assert err.kind == "unreadable" and "smaller directory" in str(err)
@@ -659,14 +655,14 @@ def test_github_truncated_tree_and_enterprise_prefix(fakes: dict[str, FakeGitHos
             async with GitHubClient(ghe.api_url, ghe.token) as host:
                 return (await host.get_file(repo, path, branch)).text
 
-        assert asyncio.run(go()) == SHOP
+        assert await go() == SHOP
         assert ghe.calls[0].path == "/api/v3/repos/acme/platform/contents/apps/shop.yaml"
 
 
-def test_gitlab_pages_through_large_directories(fakes: dict[str, FakeGitHost]) -> None:
+async def test_gitlab_pages_through_large_directories(fakes: dict[str, FakeGitHost]) -> None:
     files: dict[str, str | bytes] = {f"apps/app-{i:03}.yaml": f"n: {i}\n" for i in range(230)}
     env = _env(fakes, "gitlab", files)
-    listed = env.run(lambda h: h.list_files(env.repo, "apps", "main"))
+    listed = await env.run(lambda h: h.list_files(env.repo, "apps", "main"))
     assert listed == sorted(files)
     assert [c.query.get("page") for c in env.fake.calls] == ["1", "2", "3"]
 
@@ -712,8 +708,8 @@ async def propose(host: GitHost, repo: RepoRef, *, branch: str = BRANCH, text: s
     return head, sha, pr
 
 
-def test_propose_a_fix_end_to_end(env: Env) -> None:
-    head, sha, pr = env.run(lambda h: propose(h, env.repo))
+async def test_propose_a_fix_end_to_end(env: Env) -> None:
+    head, sha, pr = await env.run(lambda h: propose(h, env.repo))
 
     diff = git(env.bare, "diff", f"main..{BRANCH}")
     added = [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
@@ -727,12 +723,12 @@ def test_propose_a_fix_end_to_end(env: Env) -> None:
     expected_url = (f"https://github.com/{env.path}/pull/1" if env.provider == "github"
                     else f"{env.fake.web_url}/{env.path}/-/merge_requests/1")  # fmt: skip
     assert pr.url == expected_url
-    assert env.run(lambda h: h.find_open_pr(env.repo, BRANCH)) == pr
-    assert env.run(lambda h: h.find_open_pr(env.repo, "argo-why/other")) is None
+    assert await env.run(lambda h: h.find_open_pr(env.repo, BRANCH)) == pr
+    assert await env.run(lambda h: h.find_open_pr(env.repo, "argo-why/other")) is None
     assert len(env.fake.pulls(env.path)) == 1
 
 
-def test_git_calls_per_fix_do_not_depend_on_repository_size(fakes: dict[str, FakeGitHost]) -> None:
+async def test_git_calls_per_fix_do_not_depend_on_repository_size(fakes: dict[str, FakeGitHost]) -> None:
     # find the open PR, default branch, head, file, branch, commit, PR; GitLab reads the branch once more for the
     # commit id its file update does not return.
     for provider, expected in (("github", 7), ("gitlab", 8)):
@@ -740,7 +736,7 @@ def test_git_calls_per_fix_do_not_depend_on_repository_size(fakes: dict[str, Fak
         for extra in (0, 200):
             files: dict[str, str | bytes] = {**FILES, **{f"other/{i}/f.yaml": f"{i}\n" for i in range(extra)}}
             env = _env(fakes, provider, files)
-            client_calls = env.run(functools.partial(_count, env=env))
+            client_calls = await env.run(functools.partial(_count, env=env))
             assert len(env.fake.calls) == client_calls
             counts.append(client_calls)
         assert counts == [expected, expected], provider
@@ -751,7 +747,7 @@ async def _count(host: GitHost, env: Env) -> int:
     return host.calls
 
 
-def test_base_branch_moved_before_the_branch_is_cut(env: Env) -> None:
+async def test_base_branch_moved_before_the_branch_is_cut(env: Env) -> None:
     """Someone pushes to main between two alerts: the branch starts from main's current head."""
 
     async def go(host: GitHost) -> tuple[str, str]:
@@ -760,12 +756,12 @@ def test_base_branch_moved_before_the_branch_is_cut(env: Env) -> None:
         head, _, _ = await propose(host, env.repo)
         return first, head
 
-    first, head = env.run(go)
+    first, head = await env.run(go)
     assert head != first and git(env.bare, "rev-parse", f"{BRANCH}^").strip() == head
     assert git(env.bare, "diff", "--name-only", f"main..{BRANCH}").split() == ["apps/shop.yaml"]
 
 
-def test_stale_file_is_refused_and_nothing_is_written(env: Env) -> None:
+async def test_stale_file_is_refused_and_nothing_is_written(env: Env) -> None:
     """The file itself changed on the branch after it was read: the host refuses, the message says what to do."""
     main = env.bare.branch("main")
     assert main is not None
@@ -778,7 +774,7 @@ def test_stale_file_is_refused_and_nothing_is_written(env: Env) -> None:
 
     before = None
     with pytest.raises(GitHostError) as err:
-        env.run(go)
+        await env.run(go)
     before = env.bare.branch(BRANCH)
     assert err.value.kind == "conflict"
     assert "apps/shop.yaml changed on branch" in str(err.value) and "run the fix again" in str(err.value)
@@ -786,7 +782,7 @@ def test_stale_file_is_refused_and_nothing_is_written(env: Env) -> None:
     assert env.bare.branch(BRANCH) == before
 
 
-def test_writes_are_idempotent(env: Env) -> None:
+async def test_writes_are_idempotent(env: Env) -> None:
     """A retry, a double click or the other replica: one branch, one commit, one pull request."""
     main = env.bare.branch("main")
     assert main is not None
@@ -802,25 +798,25 @@ def test_writes_are_idempotent(env: Env) -> None:
             out.append(await host.open_pr(env.repo, BRANCH, "main", "t", "b"))
         return out
 
-    first_sha, second_sha, first_pr, second_pr = env.run(twice)
+    first_sha, second_sha, first_pr, second_pr = await env.run(twice)
     assert first_sha == second_sha and first_pr == second_pr
     assert git(env.bare, "rev-list", "--count", f"main..{BRANCH}").strip() == "1"
     assert len(env.fake.pulls(env.path)) == 1
 
-    _, sha, pr = env.run(lambda h: propose(h, env.repo))  # the whole flow again links the open pull request
+    _, sha, pr = await env.run(lambda h: propose(h, env.repo))  # the whole flow again links the open pull request
     assert (sha, pr) == (first_sha, first_pr)
 
 
-def test_a_closed_pull_request_can_be_proposed_again(env: Env) -> None:
+async def test_a_closed_pull_request_can_be_proposed_again(env: Env) -> None:
     """Closed unmerged, the button comes back: the same branch name is reused and a new pull request opens."""
-    _, sha, pr = env.run(lambda h: propose(h, env.repo))
+    _, sha, pr = await env.run(lambda h: propose(h, env.repo))
     env.fake.close_pr(env.path, pr.number)
-    _, sha_again, pr_again = env.run(lambda h: propose(h, env.repo))
+    _, sha_again, pr_again = await env.run(lambda h: propose(h, env.repo))
     assert sha_again == sha and (pr_again.number, pr_again.state) == (2, "open")
     assert git(env.bare, "rev-list", "--count", f"main..{BRANCH}").strip() == "1"
 
 
-def test_new_files_and_empty_pull_requests(env: Env) -> None:
+async def test_new_files_and_empty_pull_requests(env: Env) -> None:
     main = env.bare.branch("main")
     assert main is not None
 
@@ -830,47 +826,47 @@ def test_new_files_and_empty_pull_requests(env: Env) -> None:
         again = await host.commit_file(env.repo, BRANCH, "apps/new.yaml", "new: 1\n", "Add", None)
         return first, again
 
-    first, again = env.run(go)
+    first, again = await env.run(go)
     assert first == again and env.bare.read(BRANCH, "apps/new.yaml") == b"new: 1\n"
-    err = _error(env, lambda h: h.commit_file(env.repo, BRANCH, "apps/new.yaml", "other\n", "Add", None))
+    err = await _error(env, lambda h: h.commit_file(env.repo, BRANCH, "apps/new.yaml", "other\n", "Add", None))
     assert err.kind == "conflict"
 
     if env.provider == "github":  # GitLab opens a merge request without changes; GitHub refuses one
         env.bare.update_ref("argo-why/empty", main, "0" * 40)
-        err = _error(env, lambda h: h.open_pr(env.repo, "argo-why/empty", "main", "t", "b"))
+        err = await _error(env, lambda h: h.open_pr(env.repo, "argo-why/empty", "main", "t", "b"))
         assert err.kind == "rejected" and "No commits between main and argo-why/empty" in str(err)
 
 
-def test_existing_branch_elsewhere_is_an_error(env: Env) -> None:
+async def test_existing_branch_elsewhere_is_an_error(env: Env) -> None:
     main = env.bare.branch("main")
     assert main is not None
     env.fake.advance(env.path, {"x": "y"})
     env.bare.update_ref(BRANCH, main, "0" * 40)  # an old branch of the same name
     new_main = env.bare.branch("main")
     assert new_main is not None
-    err = env.error(lambda h: h.create_branch(env.repo, BRANCH, new_main))
+    err = await env.error(lambda h: h.create_branch(env.repo, BRANCH, new_main))
     assert err.kind == "branch-exists" and BRANCH in str(err)
 
 
-def test_pull_request_states(env: Env) -> None:
-    _, _, pr = env.run(lambda h: propose(h, env.repo))
-    assert env.run(lambda h: h.get_pr(env.repo, pr.number)).state == "open"
+async def test_pull_request_states(env: Env) -> None:
+    _, _, pr = await env.run(lambda h: propose(h, env.repo))
+    assert (await env.run(lambda h: h.get_pr(env.repo, pr.number))).state == "open"
     env.fake.merge_pr(env.path, pr.number)
-    assert env.run(lambda h: h.get_pr(env.repo, pr.number)).state == "merged"
+    assert (await env.run(lambda h: h.get_pr(env.repo, pr.number))).state == "merged"
     assert env.bare.read("main", "apps/shop.yaml") == NEW_SHOP.encode()
-    assert env.run(lambda h: h.find_open_pr(env.repo, BRANCH)) is None
+    assert await env.run(lambda h: h.find_open_pr(env.repo, BRANCH)) is None
 
-    _, _, other = env.run(lambda h: propose(h, env.repo, branch="argo-why/shop/other", text=NEW_SHOP + "# 2\n"))
+    _, _, other = await env.run(lambda h: propose(h, env.repo, branch="argo-why/shop/other", text=NEW_SHOP + "# 2\n"))
     env.fake.close_pr(env.path, other.number)
-    closed = env.run(lambda h: h.get_pr(env.repo, other.number))
+    closed = await env.run(lambda h: h.get_pr(env.repo, other.number))
     assert (closed.number, closed.state) == (2, "closed")
-    assert env.run(lambda h: h.find_open_pr(env.repo, "argo-why/shop/other")) is None
-    err = env.error(lambda h: h.get_pr(env.repo, 99))
+    assert await env.run(lambda h: h.find_open_pr(env.repo, "argo-why/shop/other")) is None
+    err = await env.error(lambda h: h.get_pr(env.repo, 99))
     assert err.kind == "not-found" and "pull request 99" in str(err)
 
 
-def test_merge_after_base_moved_makes_a_merge_commit(env: Env) -> None:
-    _, _, pr = env.run(lambda h: propose(h, env.repo))
+async def test_merge_after_base_moved_makes_a_merge_commit(env: Env) -> None:
+    _, _, pr = await env.run(lambda h: propose(h, env.repo))
     env.fake.advance(env.path, {"README.md": "moved\n"})
     merged = env.fake.merge_pr(env.path, pr.number)
     assert len(git(env.bare, "rev-parse", f"{merged}^@").split()) == 2
@@ -885,30 +881,30 @@ def test_merge_after_base_moved_makes_a_merge_commit(env: Env) -> None:
 MESSAGES: list[str] = []  # every error text seen below, for the final token check
 
 
-def _error(env: Env, fn: Callable[[GitHost], Awaitable[Any]], **kwargs: Any) -> GitHostError:
-    err = env.error(fn, **kwargs)
+async def _error(env: Env, fn: Callable[[GitHost], Awaitable[Any]], **kwargs: Any) -> GitHostError:
+    err = await env.error(fn, **kwargs)
     MESSAGES.extend([str(err), repr(err)])
     assert env.fake.token not in str(err) and env.fake.token not in repr(err)
     return err
 
 
-def test_bad_token(env: Env) -> None:
+async def test_bad_token(env: Env) -> None:
     async def go() -> None:
         async with make_git_host(env.provider, env.fake.api_url, "not-the-token", backoff=0.0) as host:
             await host.default_branch(env.repo)
 
     with pytest.raises(GitHostError) as err:
-        asyncio.run(go())
+        await go()
     assert err.value.kind == "auth" and err.value.status == 401
     assert "invalid, expired or revoked" in str(err.value) and "GIT_TOKEN" in str(err.value)
     assert "not-the-token" not in str(err.value)
 
 
-def test_missing_permission_names_the_scope(env: Env) -> None:
+async def test_missing_permission_names_the_scope(env: Env) -> None:
     env.fake.read_only = True
     main = env.bare.branch("main")
     assert main is not None
-    err = _error(env, lambda h: h.create_branch(env.repo, BRANCH, main))
+    err = await _error(env, lambda h: h.create_branch(env.repo, BRANCH, main))
     assert err.kind == "permission" and err.status == 403
     if env.provider == "github":
         assert "contents:write" in str(err) and "pull_requests:write" in str(err) and "repo scope" in str(err)
@@ -918,30 +914,30 @@ def test_missing_permission_names_the_scope(env: Env) -> None:
     assert env.bare.branch(BRANCH) is None
 
 
-def test_not_found(env: Env) -> None:
+async def test_not_found(env: Env) -> None:
     missing = RepoRef(env.repo.provider, env.repo.host, env.repo.path + "-gone")
-    err = _error(env, lambda h: h.default_branch(missing))
+    err = await _error(env, lambda h: h.default_branch(missing))
     assert err.kind == "not-found" and err.status == 404
     assert f"no repository {missing.path}" in str(err) and "private repository" in str(err)
 
-    err = _error(env, lambda h: h.get_file(env.repo, "apps/nope.yaml", "main"))
+    err = await _error(env, lambda h: h.get_file(env.repo, "apps/nope.yaml", "main"))
     assert err.kind == "not-found" and "apps/nope.yaml at main" in str(err) and "private repository" in str(err)
-    err = _error(env, lambda h: h.branch_head(env.repo, "nope"))
+    err = await _error(env, lambda h: h.branch_head(env.repo, "nope"))
     assert err.kind == "not-found" and "branch nope" in str(err)
-    err = _error(env, lambda h: h.list_files(env.repo, "nope", "main", recursive=True))
+    err = await _error(env, lambda h: h.list_files(env.repo, "nope", "main", recursive=True))
     assert err.kind == "not-found" and "list nope at main" in str(err)
 
 
-def test_protected_branches(env: Env) -> None:
+async def test_protected_branches(env: Env) -> None:
     main = env.bare.branch("main")
     assert main is not None
     env.fake.protect(env.path, "argo-why/*")
-    err = _error(env, lambda h: h.create_branch(env.repo, BRANCH, main))
+    err = await _error(env, lambda h: h.create_branch(env.repo, BRANCH, main))
     assert err.kind == "protected" and "protected" in str(err) and "argo-why/..." in str(err)
 
     env.fake.protect(env.path, "main")
-    file = env.run(lambda h: h.get_file(env.repo, "README.md", "main"))
-    err = _error(env, lambda h: h.commit_file(env.repo, "main", "README.md", "x\n", "m", file.version))
+    file = await env.run(lambda h: h.get_file(env.repo, "README.md", "main"))
+    err = await _error(env, lambda h: h.commit_file(env.repo, "main", "README.md", "x\n", "m", file.version))
     assert err.kind == "protected" and "branch main is protected" in str(err)
     assert env.bare.branch("main") == main
 
@@ -956,83 +952,83 @@ def test_protected_branches(env: Env) -> None:
         ("GET", "", 502, "unavailable", "unreachable, down or overloaded"),
     ],
 )
-def test_injected_statuses(env: Env, method: str, route: str, status: int, kind: str, words: str) -> None:
+async def test_injected_statuses(env: Env, method: str, route: str, status: int, kind: str, words: str) -> None:
     env.fake.fail(method, route, status, times=None)
-    err = _error(env, lambda h: h.default_branch(env.repo), retries=1)
+    err = await _error(env, lambda h: h.default_branch(env.repo), retries=1)
     assert (err.kind, err.status) == (kind, status)
     assert words in str(err)
 
 
-def test_server_errors_and_dropped_connections_are_retried(env: Env) -> None:
+async def test_server_errors_and_dropped_connections_are_retried(env: Env) -> None:
     env.fake.fail("GET", "", 500, times=1)
-    assert env.run(lambda h: h.default_branch(env.repo)) == "main"
+    assert await env.run(lambda h: h.default_branch(env.repo)) == "main"
     assert [c.status for c in env.fake.calls] == [500, 200]
 
     env.fake.calls.clear()
     env.fake.drop_next(2)
-    assert env.run(lambda h: h.default_branch(env.repo)) == "main"
+    assert await env.run(lambda h: h.default_branch(env.repo)) == "main"
     assert len(env.fake.calls) == 3
 
     env.fake.fail("GET", "", 503, times=None)
-    err = _error(env, lambda h: h.default_branch(env.repo), retries=2)
+    err = await _error(env, lambda h: h.default_branch(env.repo), retries=2)
     assert err.kind == "unavailable" and "after 3 attempt(s)" in str(err)
 
 
-def test_unreachable_host(env: Env) -> None:
+async def test_unreachable_host(env: Env) -> None:
     async def go() -> None:
         async with make_git_host(env.provider, "http://127.0.0.1:9" + ("/api/v4" if env.provider == "gitlab" else ""),
                                  env.fake.token, retries=1, backoff=0.0, timeout=2.0) as host:  # fmt: skip
             await host.default_branch(env.repo)
 
     with pytest.raises(GitHostError) as err:
-        asyncio.run(go())
+        await go()
     assert err.value.kind == "unavailable" and err.value.status is None and "ConnectError" in str(err.value)
 
 
-def test_short_rate_limit_is_waited_out(env: Env) -> None:
+async def test_short_rate_limit_is_waited_out(env: Env) -> None:
     env.fake.rate_limit("GET", "", retry_after=0, reset_in=0)
-    assert env.run(lambda h: h.default_branch(env.repo)) == "main"
+    assert await env.run(lambda h: h.default_branch(env.repo)) == "main"
     assert len(env.fake.calls) == 2
 
 
-def test_long_rate_limit_says_when_it_resets(env: Env) -> None:
+async def test_long_rate_limit_says_when_it_resets(env: Env) -> None:
     env.fake.rate_limit("GET", "", reset_in=3600, times=None)
     started = time.monotonic()
-    err = _error(env, lambda h: h.default_branch(env.repo))
+    err = await _error(env, lambda h: h.default_branch(env.repo))
     assert time.monotonic() - started < 5  # not waited for
     assert err.kind == "rate-limited" and err.retry_after is not None and 3590 < err.retry_after <= 3600
     assert "resets at" in str(err) and "UTC" in str(err)
     assert len(env.fake.calls) == 1
 
 
-def test_github_secondary_rate_limit(fakes: dict[str, FakeGitHost]) -> None:
+async def test_github_secondary_rate_limit(fakes: dict[str, FakeGitHost]) -> None:
     env = _env(fakes, "github")
     env.fake.rate_limit("GET", "", retry_after=30, secondary=True)
-    err = _error(env, lambda h: h.default_branch(env.repo))
+    err = await _error(env, lambda h: h.default_branch(env.repo))
     assert err.kind == "rate-limited" and err.retry_after == 30.0 and "secondary rate limit" in str(err)
     env.fake.rate_limit("GET", "", secondary=True)  # no header at all: wait at least a minute
-    assert _error(env, lambda h: h.default_branch(env.repo)).retry_after == 60.0
+    assert (await _error(env, lambda h: h.default_branch(env.repo))).retry_after == 60.0
 
 
-def test_a_plain_403_is_not_a_rate_limit(fakes: dict[str, FakeGitHost]) -> None:
+async def test_a_plain_403_is_not_a_rate_limit(fakes: dict[str, FakeGitHost]) -> None:
     env = _env(fakes, "github")
     env.fake.fail("GET", "", 403, message="Must have admin rights to Repository.")
-    err = _error(env, lambda h: h.default_branch(env.repo))
+    err = await _error(env, lambda h: h.default_branch(env.repo))
     assert err.kind == "permission" and "Must have admin rights" in str(err)
 
 
-def test_token_is_never_in_errors_or_reprs(env: Env) -> None:
+async def test_token_is_never_in_errors_or_reprs(env: Env) -> None:
     token = env.fake.token
     env.fake.fail("GET", "", 400, message=f"token {token} is weird")  # a host echoing the token back
-    err = _error(env, lambda h: h.default_branch(env.repo))
+    err = await _error(env, lambda h: h.default_branch(env.repo))
     assert "***" in str(err)
     client = env.client()
     assert token not in repr(client) and token not in str(vars(client).get("api_url"))
-    asyncio.run(client.close())
+    await client.close()
     assert not any(token in m for m in MESSAGES)
 
 
-def test_bad_inputs_are_refused_before_any_request(env: Env) -> None:
+async def test_bad_inputs_are_refused_before_any_request(env: Env) -> None:
     for call in (
         lambda h: h.get_file(env.repo, "../etc/passwd", "main"),
         lambda h: h.get_file(env.repo, "apps/shop.yaml", "main..evil"),
@@ -1045,7 +1041,7 @@ def test_bad_inputs_are_refused_before_any_request(env: Env) -> None:
         lambda h: h.default_branch(RepoRef("bitbucket", "x", "a/b")),  # type: ignore[arg-type]
     ):
         with pytest.raises(ValueError):
-            env.run(call)
+            await env.run(call)
     assert env.fake.calls == []
 
 
@@ -1054,7 +1050,7 @@ def test_bad_inputs_are_refused_before_any_request(env: Env) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def test_make_git_host() -> None:
+async def test_make_git_host() -> None:
     github = make_git_host("github", None, "t0ken")
     gitlab = make_git_host("gitlab", GITLAB_API, "t0ken", auth="bearer")
     try:
@@ -1064,8 +1060,8 @@ def test_make_git_host() -> None:
         assert github._http.headers["x-github-api-version"] == "2022-11-28"
         assert "t0ken" not in repr(github) + repr(gitlab)
     finally:
-        asyncio.run(github.close())
-        asyncio.run(gitlab.close())
+        await github.close()
+        await gitlab.close()
     with pytest.raises(ConfigError, match="GIT_API_URL is not set"):
         make_git_host("gitlab", None, "t0ken")
     with pytest.raises(ConfigError, match="GIT_TOKEN is not set"):
