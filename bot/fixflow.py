@@ -35,6 +35,7 @@ from bot.jobs import FixJob
 from bot.model import Alert, Finding, Report
 from bot.services import Services
 from bot.slack.directory import Directory
+from bot.slack.poster import SlackUnavailable
 from bot.slack.render import Message, error_message
 from bot.slack.render.fixes import (
     SLOT_ALL,
@@ -51,7 +52,7 @@ from bot.slack.render.fixes import (
     replace_block,
     slot_finding,
 )
-from bot.sources.git import GitHost, GitHostError
+from bot.sources.git import GitHost
 from bot.state import FixState
 
 log = logging.getLogger("argo_why.fixes")
@@ -167,9 +168,9 @@ class FixFlow:
         decision = await decide(self.s.store, self.directory, allowed=git.approvers, required=git.approvals_required,
                                 fix_id=p.fix_id, user=job.user, now=time.time())  # fmt: skip
         if decision.outcome == "approved":
-            await self._open(job, state, p, decision)
+            await self._open(job, p, decision)
             return
-        await self._not_yet(job, state, p, decision)
+        await self._not_yet(job, p, decision)
 
     async def _already_open(self, job: FixJob, p: Proposal) -> bool:
         record = await self.s.store.get_pr(p.fix_id)
@@ -183,7 +184,7 @@ class FixFlow:
                                       pr_link_block(job.block_id, pr), job.blocks)  # fmt: skip
         return True
 
-    async def _not_yet(self, job: FixJob, state: FixState, p: Proposal, d: Decision) -> None:
+    async def _not_yet(self, job: FixJob, p: Proposal, d: Decision) -> None:
         allowed = self.s.settings.git.approvers
         if d.outcome == "nobody-may":
             await self._audit(job, p, "refused", reason="APPROVERS is empty")
@@ -206,7 +207,7 @@ class FixFlow:
             place = {"channel": job.channel, "ts": ts, "block_id": fix_block_id("approve")}
             await self.s.store.add_fix_button(p.fix_id, place, MESSAGE_TTL_S)
 
-    async def _open(self, job: FixJob, state: FixState, p: Proposal, d: Decision) -> None:
+    async def _open(self, job: FixJob, p: Proposal, d: Decision) -> None:
         lock = f"pr:{p.fix_id}"
         if not await self.s.store.acquire_lock(lock, self.owner, LOCK_TTL_S):
             await self._audit(job, p, "busy")
@@ -218,7 +219,9 @@ class FixFlow:
             await self._audit(job, p, "approved", approvals=f"{len(d.approvers)} of {d.required}")
             try:
                 await self._open_locked(job, p, d)
-            except (GitHostError, ArgoWhyError) as e:
+            except SlackUnavailable:
+                raise  # the job stays pending; the branch and the PR are found again on the retry
+            except ArgoWhyError as e:  # Git host and Argo CD errors carry a sentence for people
                 await self._audit(job, p, "failed", reason=getattr(e, "kind", type(e).__name__))
                 await self._thread(job, fix_notice(wording.SLACK_PR_FAILED, app=p.app, icon=":warning:",
                                                    reason=str(e)))  # fmt: skip

@@ -111,6 +111,11 @@ class Worker:
         except (StoreUnavailable, AppBusy) as e:
             log.warning("job %s (%s) interrupted, left pending: %s", entry.id, job_type, e)
             return
+        except Exception as e:  # a bug must not stop this worker: the job is parked with its reason
+            log.exception("job %s (%s) failed", entry.id, job_type)
+            await self.s.queue.dead_letter(entry, f"internal error ({type(e).__name__}: {str(e)[:200]})")
+            self.s.metrics.dead_letters.inc()
+            return
         self.s.metrics.analysis_seconds.observe(time.monotonic() - started)
         await self.s.queue.ack(entry.id)
 

@@ -354,3 +354,19 @@ async def test_an_object_missing_live_is_not_synced_and_the_parent_says_so(setti
     [parent] = top(slack)
     assert "OutOfSync" in parent["text"] and "Synced again" not in parent["text"]
     assert "feature-flags" in str(slack.thread(CHANNEL, parent["ts"])) + str(parent["blocks"])
+
+
+async def test_a_bug_in_one_job_parks_it_and_the_worker_goes_on(settings: Settings, slack: FakeSlack) -> None:
+    async with running(settings) as bot:
+        # button state that passes the store's checks but that no version of the bot could have written
+        state = await bot.services.store.put_state("fix", {"app_key": "shop", "app": "shop", "kind": "ignore",
+                                                          "slot": "all", "alert": {"app": "shop"},
+                                                          "findings": [{"not": "a finding"}]}, 60)  # fmt: skip
+        click = {"type": "open_pr", "state": state, "channel": CHANNEL, "message_ts": "1.1", "user": "U0ALICE"}
+        await bot.services.queue.enqueue(click)
+        await bot.services.queue.enqueue({"type": "note", "channel": CHANNEL, "thread_ts": None, "text": "after"})
+        await bot.settle()
+        assert isinstance(bot.services.queue, RedisQueue)
+        dead = await bot.services.queue.dead_letters()
+    assert [m["text"] for m in top(slack)] == ["after"]
+    assert len(dead) == 1 and dead[0]["reason"].startswith("internal error (KeyError")
