@@ -240,8 +240,8 @@ class Locator:
             return NoDefinition(wording.LOCATE_HELM.format(kind=kind, name=name))
         try:
             repo = parse_repo_url(str(source.get("repoURL") or ""), self.provider, self.api_url)
-            path = check_repo_path(str(source.get("path") or "").strip("/"), directory=True) if source.get(
-                "path") not in (None, "", ".", "./") else ""  # fmt: skip
+            raw = str(source.get("path") or "").strip().strip("/")
+            path = "" if raw in ("", ".") else check_repo_path(raw, directory=True)  # "." is the repository's root
         except UnsupportedRepo as e:
             return NoDefinition(str(e))
         revision = str(source.get("targetRevision") or "HEAD")
