@@ -28,8 +28,9 @@ def app(annotations: dict[str, str] | None = None, labels: dict[str, str] | None
         (app(), None),
     ],
 )  # fmt: skip
-def test_the_parent_comes_from_the_tracking_id_or_the_instance_label(obj: dict[str, Any],
-                                                                     parent: tuple[str, str | None] | None) -> None:  # fmt: skip
+def test_the_parent_comes_from_the_tracking_id_or_the_instance_label(
+    obj: dict[str, Any], parent: tuple[str, str | None] | None
+) -> None:
     assert parent_of(obj) == parent
 
 
