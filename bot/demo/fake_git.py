@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlencode
 
-from bot.demo.fake_argocd import LocalServer, Request, Response
+from bot.demo.serving import LocalServer, Request, Response
 
 Obj = dict[str, Any]
 
