@@ -43,7 +43,11 @@ TEST_ONLY = (
     "def slash_command_body",
     "def event_body",
 )
-DEMO_MODULES = ("__init__", "runner", "fake_argocd", "fake_kube", "fake_slack", "serving", "transcript")
+# The modules the demo runs, as paths below bot/demo/ without ".py".
+DEMO_MODULES = (
+    *("__init__", "runner", "fake_kube", "fake_slack", "serving", "transcript"),
+    *(f"fake_argocd/{m}" for m in ("__init__", "server", "applications", "diffs", "masking", "objects")),
+)
 
 
 @dataclass(frozen=True)
