@@ -47,6 +47,7 @@ TEST_ONLY = (
 DEMO_MODULES = (
     *("__init__", "runner", "fake_kube", "fake_slack", "serving", "transcript"),
     *(f"fake_argocd/{m}" for m in ("__init__", "server", "applications", "diffs", "masking", "objects")),
+    *(f"fake_git/{m}" for m in ("__init__", "repo", "host", "github", "gitlab")),
 )
 
 
