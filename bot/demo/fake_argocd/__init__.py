@@ -38,8 +38,6 @@ from bot.demo.fake_argocd.objects import (
     plural,
     split_api_version,
 )
-
-# Private helpers the tests' subclass (tests/fakes/argocd.py) uses.
 from bot.demo.fake_argocd.objects import _loads_state as _loads_state
 from bot.demo.fake_argocd.objects import _state as _state
 from bot.demo.fake_argocd.server import ApiError, FakeArgoCD
@@ -47,6 +45,7 @@ from bot.demo.fake_argocd.server import _App as _App
 from bot.demo.fake_argocd.server import _permission_denied as _permission_denied
 from bot.demo.serving import Call, LocalServer, Request, Response
 
+# Also importable from here (the ``X as X`` imports above): the private helpers tests/fakes/argocd.py uses.
 __all__ = [
     "CREATED_AT",
     "FINISHED_AT",
