@@ -28,7 +28,6 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.demo.fake_slack.wire import (
-    APP_ID,
     BOT_ID,
     BOT_NAME,
     BOT_USER_ID,
@@ -45,6 +44,7 @@ from bot.demo.fake_slack.wire import (
     _json_field,
     _str_or_none,
     _truthy,
+    _wire_message,
 )
 
 # Conversation and user IDs are upper-case letters and digits behind a type letter (channel names are lower-case).
@@ -122,30 +122,6 @@ class WebApi:
             raise _BadBody("invalid_attachments")
         return text, blocks, attachments
 
-    @staticmethod
-    def _wire(record: JSON) -> JSON:
-        """A stored message the way Slack returns it in ``message``."""
-        message: JSON = {
-            "type": "message",
-            "user": record["user"],
-            "bot_id": record["bot_id"],
-            "app_id": APP_ID,
-            "team": TEAM_ID,
-            "text": record["text"],
-            "ts": record["ts"],
-        }
-        if record["blocks"]:
-            message["blocks"] = copy.deepcopy(record["blocks"])
-        if record["attachments"]:
-            message["attachments"] = copy.deepcopy(record["attachments"])
-        if record["thread_ts"] is not None:
-            message["thread_ts"] = record["thread_ts"]
-            if record["reply_broadcast"]:
-                message["subtype"] = "thread_broadcast"
-        if record["updated"]:
-            message["edited"] = {"user": record["user"], "ts": record["edited_ts"]}
-        return message
-
     def _listing(self, params: JSON, records: list[JSON]) -> JSON:
         """A page of ``records`` as conversations.history/replies answer it: ``oldest``/``latest`` bounds (exclusive
         unless ``inclusive``), ``limit`` (default 100), ``cursor``; metadata only with ``include_all_metadata``."""
@@ -158,7 +134,7 @@ class WebApi:
         page = chosen[start : start + limit]
         messages = []
         for r in page:
-            m = self._wire(r)
+            m = _wire_message(r)
             if r.get("metadata") and _truthy(params.get("include_all_metadata")):
                 m["metadata"] = copy.deepcopy(r["metadata"])
             messages.append(m)
@@ -208,7 +184,7 @@ class WebApi:
             "bot_id": BOT_ID,
         }
         self._messages.setdefault(channel_id, []).append(record)
-        return {"ok": True, "channel": channel_id, "ts": record["ts"], "message": self._wire(record)}
+        return {"ok": True, "channel": channel_id, "ts": record["ts"], "message": _wire_message(record)}
 
     def _update(self, params: JSON) -> JSON:
         channel = _str_or_none(params.get("channel"))
@@ -237,7 +213,7 @@ class WebApi:
             "channel": record["channel"],
             "ts": record["ts"],
             "text": record["text"],
-            "message": self._wire(record),
+            "message": _wire_message(record),
         }
 
     def _post_ephemeral(self, params: JSON) -> JSON:

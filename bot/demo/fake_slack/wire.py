@@ -1,5 +1,5 @@
 """What the fake Slack puts on the wire and keeps of it: the identity of the fake workspace and bot, the record of a
-call (``SlackCall``), a shared file (``Upload``), and the shapes of its answers.
+call (``SlackCall``), a shared file (``Upload``), and the shapes of its answers and of a message as Slack returns it.
 
 Guarantees: a Web API answer is JSON with Slack's content type, and a Web API error is HTTP 200 ``{"ok": false,
 "error": ...}`` (``_error``); the upload and ``response_url`` answers are ``text/plain``, which the SDK reads as text;
@@ -9,6 +9,7 @@ with Slack's error code for it; form values count as true as Slack reads them (`
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -115,3 +116,27 @@ def _json_field(value: Any, error: str) -> Any:
         except ValueError as exc:
             raise _BadBody(error) from exc
     return value
+
+
+def _wire_message(record: JSON) -> JSON:
+    """A stored message the way Slack returns it in ``message``."""
+    message: JSON = {
+        "type": "message",
+        "user": record["user"],
+        "bot_id": record["bot_id"],
+        "app_id": APP_ID,
+        "team": TEAM_ID,
+        "text": record["text"],
+        "ts": record["ts"],
+    }
+    if record["blocks"]:
+        message["blocks"] = copy.deepcopy(record["blocks"])
+    if record["attachments"]:
+        message["attachments"] = copy.deepcopy(record["attachments"])
+    if record["thread_ts"] is not None:
+        message["thread_ts"] = record["thread_ts"]
+        if record["reply_broadcast"]:
+            message["subtype"] = "thread_broadcast"
+    if record["updated"]:
+        message["edited"] = {"user": record["user"], "ts": record["edited_ts"]}
+    return message
