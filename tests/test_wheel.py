@@ -43,7 +43,13 @@ TEST_ONLY = (
     "def slash_command_body",
     "def event_body",
 )
-DEMO_MODULES = ("__init__", "runner", "fake_argocd", "fake_kube", "fake_slack", "serving", "transcript")
+# The modules the demo runs, as paths below bot/demo/ without ".py".
+DEMO_MODULES = (
+    *("__init__", "runner", "fake_kube", "serving", "transcript"),
+    *(f"fake_argocd/{m}" for m in ("__init__", "server", "applications", "diffs", "masking", "objects")),
+    *(f"fake_git/{m}" for m in ("__init__", "repo", "host", "github", "gitlab")),
+    *(f"fake_slack/{m}" for m in ("__init__", "server", "web_api", "wire", "bodies")),
+)
 
 
 @dataclass(frozen=True)

@@ -38,17 +38,15 @@ from typing import Any
 
 import yaml
 
-from bot.demo.fake_argocd import (
-    LocalServer,
+from bot.demo.fake_argocd.objects import (
     Obj,
-    Request,
-    Response,
     labels_match,
     load_manifests,
     parse_label_selector,
     plural,
     split_api_version,
 )
+from bot.demo.serving import LocalServer, Request, Response
 
 KUBERNETES_VERSION = {"major": "1", "minor": "34", "gitVersion": "v1.34.1", "platform": "linux/amd64"}
 

@@ -36,7 +36,8 @@ import httpx
 
 from bot import wording
 from bot.sources.git.base import ErrorKind, FileContent, Provider, PRState, PullRequest, RepoRef
-from bot.sources.git.http import HTTPGitHost, Op, RateLimit
+from bot.sources.git.failures import Op, RateLimit, wait_seconds
+from bot.sources.git.http import HTTPGitHost
 from bot.sources.git.urls import UnsupportedRepo
 
 API_URL = "https://api.github.com"
@@ -179,7 +180,7 @@ class GitHubClient(HTTPGitHost):
         if resp.status_code not in (403, 429):
             return None
         if "retry-after" in resp.headers or resp.headers.get("x-ratelimit-remaining") == "0":
-            return RateLimit(self._wait(resp, "x-ratelimit-reset"))
+            return RateLimit(wait_seconds(resp, "x-ratelimit-reset"))
         if resp.status_code == 429 or "rate limit" in detail.lower():
             return RateLimit(60.0)  # a secondary limit without a header: "wait for at least one minute"
         return None

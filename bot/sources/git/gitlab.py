@@ -39,7 +39,8 @@ import httpx
 
 from bot import wording
 from bot.sources.git.base import ErrorKind, FileContent, Provider, PRState, PullRequest, RepoRef
-from bot.sources.git.http import HTTPGitHost, Op, RateLimit
+from bot.sources.git.failures import Op, RateLimit, wait_seconds
+from bot.sources.git.http import HTTPGitHost
 
 _PER_PAGE = 100
 _MAX_PAGES = 50  # 5,000 entries: a directory of Application manifests is far smaller
@@ -160,7 +161,7 @@ class GitLabClient(HTTPGitHost):
     def _rate_limit(self, resp: httpx.Response, detail: str) -> RateLimit | None:
         if resp.status_code != 429:
             return None
-        return RateLimit(self._wait(resp, "ratelimit-reset"))
+        return RateLimit(wait_seconds(resp, "ratelimit-reset"))
 
     def _classify(self, status: int, detail: str, op: Op) -> ErrorKind | None:
         if "not allowed to push" in detail or "protected branch" in detail:

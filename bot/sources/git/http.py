@@ -15,18 +15,16 @@ class does the rest, the same way for both:
   whose file already holds the wanted text, ``open_pr`` returns the pull request that is already open.
 * The token is only ever in the request headers: never in a URL, an exception message, a repr or a log line
   (messages are scrubbed once more before they are raised, in case a host echoes it).
+
+What a failed answer says (the host's words, its rate-limit headers, the kind a status means) is read by
+``failures.py``; this class decides what to do about it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import email.utils
-import json
 import re
-import time
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, ClassVar, NoReturn, Self
 from urllib.parse import urlsplit
 
@@ -34,35 +32,19 @@ import httpx
 
 from bot import wording
 from bot.sources.git.base import ErrorKind, FileContent, GitHostError, Provider, PullRequest, RepoRef
+from bot.sources.git.failures import (
+    Op,
+    RateLimit,
+    default_kind,
+    error_detail,
+    json_shape,
+    reset_when,
+    transport_reason,
+)
 from bot.sources.git.urls import check_ref, check_repo_path
 
 _RETRY_STATUSES = frozenset({500, 502, 503, 504})
-_DETAIL_LIMIT = 240
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
-
-
-@dataclass(frozen=True)
-class Op:
-    """What a request was for: fills the sentences of ``wording.GIT_*``."""
-
-    name: str  # a key of wording.GIT_ACTIONS
-    repo: RepoRef
-    path: str = ""
-    ref: str = ""
-    branch: str = ""
-    number: int | None = None
-
-    def action(self) -> str:
-        return wording.GIT_ACTIONS[self.name].format(
-            path=self.path or "/", ref=self.ref, branch=self.branch, number=self.number
-        )
-
-
-@dataclass(frozen=True)
-class RateLimit:
-    """A rate-limited answer: ``wait`` is how many seconds until the host takes requests again (None: unknown)."""
-
-    wait: float | None
 
 
 class HTTPGitHost:
@@ -266,7 +248,9 @@ class HTTPGitHost:
                     await asyncio.sleep(delay)
                     delay *= 2
                     continue
-                self._fail("unavailable", wording.GIT_UNAVAILABLE, op, None, detail=_reason(err), attempts=attempt)
+                self._fail(
+                    "unavailable", wording.GIT_UNAVAILABLE, op, None, detail=transport_reason(err), attempts=attempt
+                )
             if resp.status_code < 400:
                 return resp
             detail = self._detail(resp)
@@ -313,7 +297,7 @@ class HTTPGitHost:
         missing one: a host (or a fake) that changed shape fails loudly, not with a KeyError."""
         if not isinstance(value, dict):
             self._fail(
-                "unreadable", wording.GIT_BAD_RESPONSE, op, None, detail=f"expected an object, got {_shape(value)}"
+                "unreadable", wording.GIT_BAD_RESPONSE, op, None, detail=f"expected an object, got {json_shape(value)}"
             )
         missing = [k for k in keys if k not in value]
         if missing:
@@ -322,7 +306,9 @@ class HTTPGitHost:
 
     def _list(self, value: Any, op: Op) -> list[Any]:
         if not isinstance(value, list):
-            self._fail("unreadable", wording.GIT_BAD_RESPONSE, op, None, detail=f"expected a list, got {_shape(value)}")
+            self._fail(
+                "unreadable", wording.GIT_BAD_RESPONSE, op, None, detail=f"expected a list, got {json_shape(value)}"
+            )
         return value
 
     # -- errors --------------------------------------------------------------------------------------------------
@@ -355,7 +341,7 @@ class HTTPGitHost:
 
     def _fail_status(self, resp: httpx.Response, op: Op, detail: str, attempts: int) -> NoReturn:
         status = resp.status_code
-        kind = self._classify(status, detail.lower(), op) or _default_kind(status)
+        kind = self._classify(status, detail.lower(), op) or default_kind(status)
         if kind == "permission":
             self._fail(kind, self.PERMISSION, op, status, detail=detail, needed=self._needed(resp))
         template = {
@@ -371,103 +357,12 @@ class HTTPGitHost:
                    attempts=attempts)  # fmt: skip
 
     def _fail_rate_limited(self, resp: httpx.Response, op: Op, detail: str, limit: RateLimit) -> NoReturn:
-        if limit.wait is None:
-            when = wording.GIT_RATE_RESET_UNKNOWN
-        else:
-            at = datetime.fromtimestamp(time.time() + limit.wait, tz=UTC)
-            when = wording.GIT_RATE_RESET_AT.format(time=at.strftime("%H:%M:%S"), seconds=round(limit.wait))
         self._fail("rate-limited", wording.GIT_RATE_LIMITED, op, resp.status_code, detail=detail,
-                   retry_after=limit.wait, when=when)  # fmt: skip
+                   retry_after=limit.wait, when=reset_when(limit.wait))  # fmt: skip
 
     def _detail(self, resp: httpx.Response) -> str:
         """The host's own words about a failure, on one line and cut short."""
-        try:
-            body = resp.json()
-        except ValueError:
-            text = resp.text.strip() if len(resp.text) < 300 and "<" not in resp.text else ""
-            return self._scrub(_one_line(text or resp.reason_phrase or f"HTTP {resp.status_code}"))
-        parts = _messages(body)
-        text = "; ".join(parts) if parts else resp.reason_phrase or f"HTTP {resp.status_code}"
-        # GitLab repeats the status in its messages ("404 File Not Found"); the sentences already say it.
-        return self._scrub(_one_line(text.removeprefix(f"{resp.status_code} ")))
+        return self._scrub(error_detail(resp))
 
     def _scrub(self, text: str) -> str:
         return text.replace(self.__token, "***")
-
-    @staticmethod
-    def _wait(resp: httpx.Response, reset_header: str) -> float | None:
-        """Seconds to wait from ``Retry-After`` (seconds or an HTTP date), else from an epoch ``reset_header``."""
-        retry_after = resp.headers.get("retry-after")
-        if retry_after:
-            try:
-                return max(0.0, float(retry_after))
-            except ValueError:
-                try:
-                    return max(0.0, email.utils.parsedate_to_datetime(retry_after).timestamp() - time.time())
-                except (TypeError, ValueError):
-                    pass
-        reset = resp.headers.get(reset_header)
-        if reset:
-            try:
-                return max(0.0, float(reset) - time.time())
-            except ValueError:
-                return None
-        return None
-
-
-def _default_kind(status: int) -> ErrorKind:
-    if status == 401:
-        return "auth"
-    if status == 403:
-        return "permission"
-    if status == 404:
-        return "not-found"
-    if status >= 500:
-        return "unavailable"
-    return "rejected"
-
-
-def _messages(body: Any) -> list[str]:
-    """Every human-readable message in an error body: GitHub's ``message`` and ``errors[].message``, GitLab's
-    ``message`` (a string, a list, or a map of field to messages) and OAuth's ``error_description``."""
-    out: list[str] = []
-    if isinstance(body, str):
-        out.append(body)
-    elif isinstance(body, list):
-        for item in body:
-            out.extend(_messages(item))
-    elif isinstance(body, dict):
-        for key in ("message", "error_description", "error"):
-            value = body.get(key)
-            if isinstance(value, dict):
-                out.extend(f"{k} {'; '.join(_messages(v))}" for k, v in value.items())
-            elif value:
-                out.extend(_messages(value))
-                if key == "message":
-                    break
-        for item in body.get("errors") or []:
-            if isinstance(item, dict) and item.get("message"):
-                out.append(str(item["message"]))
-            elif isinstance(item, dict) and item.get("code"):
-                out.append(f"{item.get('field', item.get('resource', ''))} {item['code']}".strip())
-            elif isinstance(item, str):
-                out.append(item)
-    return [m for m in (str(x).strip() for x in out) if m]
-
-
-def _one_line(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _DETAIL_LIMIT else text[: _DETAIL_LIMIT - 1] + "…"
-
-
-def _shape(value: Any) -> str:
-    """What an unexpected JSON value is, for a message: ``null``, the start of a scalar, or the container type."""
-    if value is None or isinstance(value, (str, int, float)):
-        return json.dumps(value)[:40]
-    return type(value).__name__
-
-
-def _reason(err: httpx.TransportError) -> str:
-    cause = err.__cause__ or err.__context__
-    text = str(cause or err) or type(err).__name__
-    return f"{type(err).__name__}: {text.splitlines()[0][:200]}"

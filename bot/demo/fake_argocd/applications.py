@@ -1,0 +1,279 @@
+"""What Argo CD reports for a casebook scenario: the Application, its ResourceDiffs, its renders and resource tree.
+
+Guarantees: everything built here is deterministic (fixed revisions, times and uids derived from names), so the
+demo's transcript and the tests' expectations do not change from one run to the next. ``build_application`` derives
+``status`` (sync status per resource, health for the kinds Argo CD has a health check for, the last sync's result,
+``SharedResourceWarning`` conditions) from the ResourceDiffs; ``app_from_case`` pairs every desired object with its
+live counterpart as Argo CD does (namespaced objects without a namespace land in the destination namespace).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import uuid
+from collections import Counter
+from pathlib import Path
+
+from bot.demo.fake_argocd.diffs import resource_diff
+from bot.demo.fake_argocd.objects import Key, Obj, _loads_state, load_manifests, object_key, split_api_version
+
+#: The revision every Application built by ``app_from_case`` is synced to (the example of DESIGN.md §4).
+REVISION = "9f3c2a1d5be4c1a0e2f7b8c9d0a1b2c3d4e5f607"
+PREVIOUS_REVISION = "4b1e0c7d2a9f8e3b6c5d4a1f0e9d8c7b6a5f4e3d"
+IN_CLUSTER = "https://kubernetes.default.svc"
+REPO_URL = "https://git.example.com/platform/deploy.git"
+TRACKING_ID = "argocd.argoproj.io/tracking-id"
+# Fixed times keep the Applications deterministic; reconciledAt lies after finishedAt, as after a sync that did not
+# settle the app (the notifications trigger of notes §1 relies on exactly that).
+CREATED_AT = "2026-01-15T08:30:00Z"
+PREVIOUS_DEPLOYED_AT = "2026-11-01T16:42:10Z"
+STARTED_AT = "2026-11-02T10:00:00Z"
+FINISHED_AT = "2026-11-02T10:00:07Z"
+RECONCILED_AT = "2026-11-02T10:00:31Z"
+
+# Kinds Argo CD has a built-in health check for; others get no "health" in the tree and in status.resources.
+_HEALTH_KINDS = frozenset(
+    [
+        "Deployment",
+        "StatefulSet",
+        "DaemonSet",
+        "ReplicaSet",
+        "Pod",
+        "Service",
+        "Ingress",
+        "PersistentVolumeClaim",
+        "HorizontalPodAutoscaler",
+        "Job",
+        "Application",
+        "Rollout",
+    ]
+)
+
+
+def _diff_key(diff: Obj) -> Key:
+    return str(diff.get("group", "")), str(diff["kind"]), str(diff.get("namespace", "")), str(diff["name"])
+
+
+def build_tree(resources: list[Obj], lives: dict[Key, Obj]) -> Obj:
+    """The resource tree Argo CD shows for these resources: one node per live object (no children)."""
+    nodes: list[Obj] = []
+    for diff in resources:
+        live = lives.get(_diff_key(diff))
+        if live is None:
+            continue
+        group, version = split_api_version(str(live.get("apiVersion", "")))
+        meta = live.get("metadata") or {}
+        node: Obj = {}
+        if group:
+            node["group"] = group
+        node.update(version=version, kind=live.get("kind"))
+        if meta.get("namespace"):
+            node["namespace"] = meta["namespace"]
+        node["name"] = meta.get("name")
+        node["uid"] = meta.get("uid") or str(uuid.uuid5(uuid.NAMESPACE_URL, "/".join(_diff_key(diff))))
+        if meta.get("resourceVersion"):
+            node["resourceVersion"] = meta["resourceVersion"]
+        if live.get("kind") in _HEALTH_KINDS:
+            node["health"] = {"status": "Healthy"}
+        if meta.get("creationTimestamp"):
+            node["createdAt"] = meta["creationTimestamp"]
+        nodes.append(node)
+    return {"nodes": nodes}
+
+
+def _destination_namespace(desired: list[Obj]) -> str:
+    counts = Counter(ns for obj in desired if (ns := (obj.get("metadata") or {}).get("namespace")))
+    if counts:
+        return str(counts.most_common(1)[0][0])
+    # Only cluster-scoped objects: their tracking id carries the destination namespace.
+    for obj in desired:
+        tracking = ((obj.get("metadata") or {}).get("annotations") or {}).get(TRACKING_ID, "")
+        if (m := re.fullmatch(r"[^:]+:[^:]*:([^/]*)/.+", str(tracking))) and m[1]:
+            return m[1]
+    return "default"
+
+
+def _tracking_app(live: Obj) -> str | None:
+    meta = live.get("metadata") or {}
+    tracking = (meta.get("annotations") or {}).get(TRACKING_ID)
+    if isinstance(tracking, str) and ":" in tracking:
+        return tracking.split(":", 1)[0].replace("_", "/")
+    label = (meta.get("labels") or {}).get("app.kubernetes.io/instance")
+    return label if isinstance(label, str) else None
+
+
+def _uses_server_side_apply(lives: list[Obj]) -> bool:
+    return any(
+        entry.get("manager") in ("argocd-controller", "argocd-application-controller")
+        and entry.get("operation") == "Apply"
+        for live in lives
+        for entry in (live.get("metadata") or {}).get("managedFields") or []
+    )
+
+
+def build_application(
+    name: str,
+    destination_namespace: str,
+    resources: list[Obj],
+    *,
+    self_heal: bool = False,
+    server_side_apply: bool = False,
+    project: str = "default",
+) -> Obj:
+    """A synced Application as argocd-server returns it, with ``status`` derived from ``resources``."""
+    source = {"repoURL": REPO_URL, "path": f"apps/{name}", "targetRevision": "main"}
+    destination = {"server": IN_CLUSTER, "namespace": destination_namespace}
+    sync_policy: Obj = {}
+    if self_heal:
+        sync_policy["automated"] = {"prune": True, "selfHeal": True}
+    sync_policy["syncOptions"] = ["CreateNamespace=true"] + (["ServerSideApply=true"] * server_side_apply)
+    initiated_by: Obj = {"automated": True} if self_heal else {"username": "admin"}
+    sync_operation: Obj = {"revision": REVISION, "syncStrategy": {"hook": {}}}
+    if self_heal:
+        sync_operation["autoHealAttemptsCount"] = 3  # omitempty in Go: absent for manual syncs
+
+    statuses, results, conditions = [], [], []
+    out_of_sync = False
+    for diff in resources:
+        live = _loads_state(diff.get("liveState"))
+        ref = _loads_state(diff.get("targetState")) or live or {}
+        _, version = split_api_version(str(ref.get("apiVersion", "")))
+        group, kind = str(diff.get("group", "")), str(diff["kind"])
+        modified = bool(diff.get("modified"))
+        out_of_sync |= modified
+        status: Obj = {}
+        if group:
+            status["group"] = group
+        status.update(version=version, kind=kind)
+        if diff.get("namespace"):
+            status["namespace"] = diff["namespace"]
+        status.update(name=diff["name"], status="OutOfSync" if modified else "Synced")
+        if kind in _HEALTH_KINDS:
+            status["health"] = {"status": "Healthy" if live is not None else "Missing"}
+        statuses.append(status)
+        qualified = f"{kind.lower()}.{group}" if group else kind.lower()
+        message = (
+            "serverside-applied"
+            if server_side_apply
+            else f"{qualified}/{diff['name']} " + ("configured" if modified else "unchanged")
+        )
+        # ResourceResult has no omitempty on group/namespace: core and cluster-scoped show "".
+        results.append(
+            {
+                "group": group,
+                "version": version,
+                "kind": kind,
+                "namespace": diff.get("namespace", ""),
+                "name": diff["name"],
+                "status": "Synced",
+                "message": message,
+                "hookPhase": "Running",
+                "syncPhase": "Sync",
+            }
+        )
+        other = _tracking_app(live) if live is not None else None
+        if other is not None and other != name and other != f"argocd/{name}":
+            conditions.append(
+                {
+                    "type": "SharedResourceWarning",
+                    "message": f"{kind}/{diff['name']} is part of applications argocd/{name} and {other}",
+                    "lastTransitionTime": RECONCILED_AT,
+                }
+            )
+
+    status_block: Obj = {
+        "resources": statuses,
+        "sync": {
+            "status": "OutOfSync" if out_of_sync else "Synced",
+            "comparedTo": {"source": source, "destination": destination},
+            "revision": REVISION,
+        },
+        "health": {"status": "Healthy", "lastTransitionTime": FINISHED_AT},
+        "history": [
+            {
+                "revision": PREVIOUS_REVISION,
+                "deployedAt": PREVIOUS_DEPLOYED_AT,
+                "id": 6,
+                "source": source,
+                "deployStartedAt": PREVIOUS_DEPLOYED_AT,
+                "initiatedBy": {"username": "admin"},
+            },
+            {
+                "revision": REVISION,
+                "deployedAt": FINISHED_AT,
+                "id": 7,
+                "source": source,
+                "deployStartedAt": STARTED_AT,
+                "initiatedBy": initiated_by,
+            },
+        ],
+        "reconciledAt": RECONCILED_AT,
+        "operationState": {
+            "operation": {"sync": sync_operation, "initiatedBy": initiated_by, "retry": {}},
+            "phase": "Succeeded",
+            "message": "successfully synced (all tasks run)",
+            "syncResult": {"resources": results, "revision": REVISION, "source": source},
+            "startedAt": STARTED_AT,
+            "finishedAt": FINISHED_AT,
+        },
+        "sourceType": "Helm",
+        "summary": {},
+        "controllerNamespace": "argocd",
+    }
+    if conditions:
+        status_block["conditions"] = conditions
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {
+            "name": name,
+            "namespace": "argocd",
+            "uid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"argocd/applications/{name}")),
+            "resourceVersion": "71234",
+            "generation": 42,
+            "creationTimestamp": CREATED_AT,
+            "labels": {"app.kubernetes.io/part-of": name},
+            "finalizers": ["resources-finalizer.argocd.argoproj.io"],
+        },
+        "spec": {"project": project, "source": source, "destination": destination, "syncPolicy": sync_policy},
+        "status": status_block,
+    }
+
+
+def app_from_case(
+    case_dir: Path, *, self_heal: bool = False, ignore_status: bool = True
+) -> tuple[Obj, list[Obj], list[list[Obj]]]:
+    """What Argo CD reports for a casebook scenario: (Application, ResourceDiffs, renders).
+
+    Every desired object becomes a ResourceDiff against its live counterpart (same group, kind, namespace, name);
+    live objects without a desired counterpart are not the app's resources. Renders are [desired, desired-again]
+    when the case has a second render, else [desired].
+    """
+    case = json.loads((case_dir / "case.json").read_text(encoding="utf-8"))
+    desired = load_manifests(case_dir / "desired.yaml")
+    lives = load_manifests(case_dir / "live.yaml")
+    again = case_dir / "desired-again.yaml"
+    renders = [desired, load_manifests(again)] if again.exists() else [desired]
+    destination = _destination_namespace(desired)
+    by_key = {object_key(live): live for live in lives}
+    diffs: list[Obj] = []
+    for target in desired:
+        key = object_key(target)
+        live = by_key.get(key)
+        if live is None and not key[2] and (key[0], key[1], destination, key[3]) in by_key:
+            # Argo CD puts namespaced objects without a namespace into the destination namespace.
+            target = copy.deepcopy(target)
+            target["metadata"]["namespace"] = destination
+            live = by_key[(key[0], key[1], destination, key[3])]
+        diffs.append(resource_diff(target, live, ignore_status=ignore_status))
+    matched = [_loads_state(d["liveState"]) for d in diffs]
+    app = build_application(
+        str(case["app"]),
+        destination,
+        diffs,
+        self_heal=self_heal,
+        server_side_apply=_uses_server_side_apply([m for m in matched if m is not None]),
+    )
+    return app, diffs, renders

@@ -1,0 +1,145 @@
+"""ResourceDiffs as Argo CD computes them: the live object with the desired one applied, compared with the live one.
+
+Guarantees: ``predict_live`` merges as ``kubectl apply`` would (strategic merge with the merge keys of
+``bot/analysis/data/mergekeys.json`` for built-in kinds, read as plain JSON so that the fake shares no code with the
+analysis it tests; a JSON merge patch for custom resources); ``resource_diff`` returns a ResourceDiff as
+``managed-resources`` serves it, unmasked, its states encoded like Go's ``json.Marshal``, ``group``, ``namespace``
+and ``modified`` omitted when empty or false.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from bot.demo.fake_argocd.masking import _is_secret, normalize_secret
+from bot.demo.fake_argocd.objects import Obj, _state, object_key, split_api_version
+
+MERGEKEYS = Path(__file__).resolve().parents[2] / "analysis" / "data" / "mergekeys.json"
+
+
+@cache
+def _merge_keys() -> Obj:
+    # Read as plain JSON: the fake must not share code with the analysis it is used to test.
+    data: Obj = json.loads(MERGEKEYS.read_text(encoding="utf-8"))
+    return data
+
+
+# Built-in kinds that mergekeys.json does not list but whose merge keys Argo CD's strategic merge knows.
+_WEBHOOK_LISTS: dict[str, Obj] = {"webhooks": {"listType": "map", "keys": ["name"]}}
+_EXTRA_BUILTIN: dict[tuple[str, str], dict[str, Obj]] = {
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): _WEBHOOK_LISTS,
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): _WEBHOOK_LISTS,
+}
+
+
+def list_semantics(api_version: str, kind: str) -> dict[str, Obj] | None:
+    """Path ("spec.template.spec.containers", "[]" for list items) → list semantics for a built-in kind; None for
+    kinds without a schema (custom resources), whose lists a JSON merge patch replaces whole."""
+    group, _ = split_api_version(api_version)
+    entry = _merge_keys()["kinds"].get(kind)
+    if entry is not None and split_api_version(entry["apiVersion"])[0] == group:
+        lists: dict[str, Obj] = entry["lists"]
+        return lists
+    return _EXTRA_BUILTIN.get((group, kind))
+
+
+def _merge(live: Any, desired: Any, path: str, lists: dict[str, Obj] | None) -> Any:
+    """``desired`` applied onto ``live`` as kubectl apply's strategic merge (built-in kinds) or a JSON merge patch
+    (custom resources) would: maps key by key, associative lists by merge key (live order kept, new items
+    appended), sets as unions, every other list replaced. A null in ``desired`` deletes the key."""
+    if isinstance(desired, dict) and isinstance(live, dict):
+        out = dict(live)
+        for key, value in desired.items():
+            child = f"{path}.{key}" if path else key
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = _merge(out[key], value, child, lists) if key in out else value
+        return out
+    if isinstance(desired, list) and isinstance(live, list) and lists is not None:
+        spec = lists.get(path) or {}
+        if spec.get("listType") == "map":
+            return _merge_map_list(live, desired, path, spec, lists)
+        if spec.get("listType") == "set":
+            return [*live, *(item for item in desired if item not in live)]
+    return desired
+
+
+def _merge_map_list(live: list[Any], desired: list[Any], path: str, spec: Obj, lists: dict[str, Obj]) -> list[Any]:
+    keys: list[str] = spec.get("keys") or []
+    defaults: Obj = spec.get("keyDefaults") or {}
+
+    def key_of(item: Any) -> str | None:
+        if not isinstance(item, dict):
+            return None
+        return json.dumps([item.get(k, defaults.get(k)) for k in keys], sort_keys=True)
+
+    out = list(live)
+    index = {k: i for i, item in enumerate(out) if (k := key_of(item)) is not None}
+    for item in desired:
+        k = key_of(item)
+        if k is not None and k in index:
+            out[index[k]] = _merge(out[index[k]], item, f"{path}[]", lists)
+        else:
+            out.append(item)
+            if k is not None:
+                index[k] = len(out) - 1
+    return out
+
+
+def predict_live(live: Obj, target: Obj) -> Obj:
+    """The live object after Argo CD applied ``target`` to it (predictedLiveState, before normalization)."""
+    target = copy.deepcopy(target)
+    if _is_secret(target):
+        normalize_secret(target)  # Argo CD compares a Secret's stringData as data
+    lists = list_semantics(str(target.get("apiVersion", "")), str(target.get("kind", "")))
+    merged: Obj = json.loads(json.dumps(_merge(live, target, "", lists)))  # one deep copy of the shared parts
+    return merged
+
+
+def _normalized(obj: Obj, ignore_status: bool) -> Obj:
+    obj = copy.deepcopy(obj)
+    (obj.get("metadata") or {}).pop("managedFields", None)
+    if ignore_status:
+        obj.pop("status", None)
+    return obj
+
+
+def resource_diff(target: Obj | None, live: Obj | None, *, ignore_status: bool = True) -> Obj:
+    """A ResourceDiff as ``managed-resources`` returns it (unmasked: ``add_app`` masks Secrets).
+
+    normalizedLiveState is live without managedFields, predictedLiveState the live object with ``target`` merged
+    in (``predict_live``), also without managedFields; with ``ignore_status`` (Argo CD 3.x default
+    ``ignoreResourceStatusField: all``) both lose ``status``. ``modified`` = predicted differs from normalized.
+    """
+    ref = target if target is not None else live
+    if ref is None:
+        raise ValueError("a ResourceDiff needs a target or a live object")
+    group, kind, namespace, name = object_key(ref)
+    diff: Obj = {}
+    if group:
+        diff["group"] = group
+    diff["kind"] = kind
+    if namespace:
+        diff["namespace"] = namespace
+    diff["name"] = name
+    diff["targetState"] = _state(target)
+    diff["liveState"] = _state(live)
+    normalized = _normalized(live, ignore_status) if live is not None else None
+    if target is None:
+        predicted = None
+    elif live is None:
+        predicted = _normalized(target, ignore_status)
+    else:
+        predicted = _normalized(predict_live(live, target), ignore_status)
+    diff["normalizedLiveState"] = _state(normalized)
+    diff["predictedLiveState"] = _state(predicted)
+    if live is not None and (live.get("metadata") or {}).get("resourceVersion"):
+        diff["resourceVersion"] = live["metadata"]["resourceVersion"]
+    if predicted != normalized:
+        diff["modified"] = True
+    return diff
