@@ -45,7 +45,7 @@ TEST_ONLY = (
 )
 # The modules the demo runs, as paths below bot/demo/ without ".py".
 DEMO_MODULES = (
-    *("__init__", "runner", "fake_kube", "serving", "transcript"),
+    *("__init__", "runner", "fake_kube", "gitops", "serving", "transcript"),
     *(f"fake_argocd/{m}" for m in ("__init__", "server", "applications", "diffs", "masking", "objects")),
     *(f"fake_git/{m}" for m in ("__init__", "repo", "host", "github", "gitlab")),
     *(f"fake_slack/{m}" for m in ("__init__", "server", "web_api", "wire", "bodies")),

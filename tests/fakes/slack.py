@@ -315,7 +315,7 @@ def url_verification_body(challenge: str) -> bytes:
 
 def main(argv: list[str] | None = None) -> None:
     """Serve a FakeSlack until interrupted, for trying the bot by hand."""
-    parser = argparse.ArgumentParser(prog="python -m bot.demo.fake_slack", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tests.fakes.slack", description=main.__doc__)
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--token", default=None, help="the bot token to accept (default: a random xoxb- token)")
     args = parser.parse_args(argv)
