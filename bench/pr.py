@@ -29,7 +29,6 @@ from typing import Any
 
 import httpx
 import uvicorn
-from pydantic import SecretStr
 
 logging.getLogger("argo_why").setLevel(logging.ERROR)
 
@@ -37,14 +36,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.app import build_app, build_services  # noqa: E402
-from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings  # noqa: E402
 from bot.demo import EXAMPLES  # noqa: E402
 from bot.demo.fake_argocd import FakeArgoCD, app_from_case  # noqa: E402
 from bot.demo.fake_git import FakeGitHub  # noqa: E402
 from bot.demo.fake_kube import FakeKubernetes, context_from_case  # noqa: E402
 from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers  # noqa: E402
 from bot.demo.gitops import REPO, gitops_files, root_application, tracked_by  # noqa: E402
-from bot.demo.runner import webhook_body  # noqa: E402
+from bot.demo.runner import APPROVERS, fakes_settings, webhook_body  # noqa: E402
 from bot.runtime import Runtime  # noqa: E402
 
 CASE = EXAMPLES / "checkout-hpa-and-hotfix"
@@ -120,17 +118,8 @@ async def run(prs: int, filler: int) -> dict[str, Any]:
         argocd.add_app(root_application(), [], [[]])
         kube.add(*context_from_case(CASE))
         github.add_repo(REPO, files)
-        settings = Settings(
-            slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(secret), channel=CHANNEL,
-                                api_url=slack.url, channel_interval_s=0),
-            argocd=ArgoCDSettings(url=argocd.url, token=SecretStr(argocd.token),
-                                  kubeconfig=str(kube.write_kubeconfig(Path(tmp) / "kc", context="b")),
-                                  cluster_contexts={"https://kubernetes.default.svc": "b"}),
-            redis=RedisSettings(url=None),
-            runtime=RuntimeSettings(webhook_token=SecretStr(token), workers=2, digest_threshold=10_000),
-            git=GitSettings(provider="github", token=SecretStr(github.token), api_url=github.api_url,
-                            approvers=["U0ALICE", "U0BOB"], approvals_required=2),
-        )  # fmt: skip
+        settings = fakes_settings(slack, argocd, kube, github, Path(tmp), signing_secret=secret, webhook_token=token,
+                                  channel=CHANNEL, interval_s=0, digest_threshold=10_000)  # fmt: skip
         services = build_services(settings)
         port = free_port()
         app_ = build_app(services, runtime=Runtime(services, workers=2, tick_s=0.5))
@@ -159,12 +148,12 @@ async def run(prs: int, filler: int) -> dict[str, Any]:
                                  f"/{name}|" in str(m["blocks"][:1])), None)  # fmt: skip
 
                 parent = await _wait(parent_of)
-                await click(parent, "open_pr", "U0ALICE")
+                await click(parent, "open_pr", APPROVERS[0])
                 approval = await _wait(lambda p=parent: next((m for m in slack.thread(CHANNEL, p["ts"])
                                                               if "Approved 1 of 2" in m["text"]), None))  # fmt: skip
                 before = len(github.calls)
                 started = time.perf_counter()
-                await click(approval, "approve", "U0BOB")
+                await click(approval, "approve", APPROVERS[1])
                 await _wait(lambda n=name: any(pr.head.startswith(f"argo-why/{n}/") for pr in github.pulls(REPO)))
                 latencies.append(time.perf_counter() - started)
                 await _wait(lambda p=parent: any("opened by" in m["text"] for m in slack.thread(CHANNEL, p["ts"])))

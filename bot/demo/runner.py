@@ -78,6 +78,23 @@ def print_channel(slack: FakeSlack, channel: str, out: TextIO) -> None:
         out.write("┗" + "━" * 60 + "\n")
 
 
+def fakes_settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, github: FakeGitHub, tmp: Path, *,
+                   signing_secret: str, webhook_token: str, channel: str, interval_s: float,
+                   digest_threshold: int = 10) -> Settings:  # fmt: skip
+    """The bot's settings against the demo's fakes: the in-memory store, Alice and Bob as the two approvers."""
+    return Settings(
+        slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(signing_secret),
+                            channel=channel, api_url=slack.url, channel_interval_s=interval_s),
+        argocd=ArgoCDSettings(url=argocd.url, public_url=ARGOCD_PUBLIC_URL, token=SecretStr(argocd.token),
+                              kubeconfig=str(kube.write_kubeconfig(tmp / "kubeconfig", context="demo")),
+                              cluster_contexts={"https://kubernetes.default.svc": "demo"}),
+        redis=RedisSettings(url=None),
+        runtime=RuntimeSettings(webhook_token=SecretStr(webhook_token), workers=2, digest_threshold=digest_threshold),
+        git=GitSettings(provider="github", token=SecretStr(github.token), api_url=github.api_url,
+                        approvers=list(APPROVERS), approvals_required=2),
+    )  # fmt: skip
+
+
 async def run(examples: Path, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     folders = sorted(p for p in examples.iterdir() if (p / "case.json").exists())
@@ -99,17 +116,8 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
         argocd.add_app(root_application(), [], [[]])
         github.add_repo(REPO, gitops_files(apps))
         webhook_token = secrets.token_urlsafe(24)
-        settings = Settings(
-            slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(signing_secret),
-                                channel=CHANNEL, api_url=slack.url, channel_interval_s=0.2),
-            argocd=ArgoCDSettings(url=argocd.url, public_url=ARGOCD_PUBLIC_URL, token=SecretStr(argocd.token),
-                                  kubeconfig=str(kube.write_kubeconfig(Path(tmp) / "kubeconfig", context="demo")),
-                                  cluster_contexts={"https://kubernetes.default.svc": "demo"}),
-            redis=RedisSettings(url=None),
-            runtime=RuntimeSettings(webhook_token=SecretStr(webhook_token), workers=2),
-            git=GitSettings(provider="github", token=SecretStr(github.token), api_url=github.api_url,
-                            approvers=list(APPROVERS), approvals_required=2),
-        )  # fmt: skip
+        settings = fakes_settings(slack, argocd, kube, github, Path(tmp), signing_secret=signing_secret,
+                                  webhook_token=webhook_token, channel=CHANNEL, interval_s=0.2)  # fmt: skip
         services = build_services(settings)
         port = _free_port()
         server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning"))
