@@ -34,11 +34,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from bot.demo.runner import free_port  # noqa: E402
 
 
 def wait_port(port: int, timeout: float = 10.0) -> None:

@@ -19,7 +19,6 @@ import copy
 import json
 import logging
 import secrets
-import socket
 import statistics
 import sys
 import tempfile
@@ -42,18 +41,12 @@ from bot.demo.fake_git import FakeGitHub  # noqa: E402
 from bot.demo.fake_kube import FakeKubernetes, context_from_case  # noqa: E402
 from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers  # noqa: E402
 from bot.demo.gitops import REPO, gitops_files, root_application, tracked_by  # noqa: E402
-from bot.demo.runner import APPROVERS, fakes_settings, webhook_body  # noqa: E402
+from bot.demo.runner import APPROVERS, fakes_settings, free_port, webhook_body  # noqa: E402
 from bot.runtime import Runtime  # noqa: E402
 
 CASE = EXAMPLES / "checkout-hpa-and-hotfix"
 CHANNEL = "C0BENCH"
 GOAL_P50_S = 2.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _button(message: dict[str, Any], action_id: str) -> tuple[str, str]:

@@ -40,11 +40,12 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.intake import free_port, wait_port  # noqa: E402
+from bench.intake import wait_port  # noqa: E402
 from bot.demo import EXAMPLES  # noqa: E402
 from bot.demo.fake_argocd import FakeArgoCD, app_from_case  # noqa: E402
 from bot.demo.fake_kube import FakeKubernetes, context_from_case  # noqa: E402
 from bot.demo.fake_slack import FakeSlack  # noqa: E402
+from bot.demo.runner import free_port  # noqa: E402
 from bot.jobs import webhook_body_of  # noqa: E402
 
 CHANNEL = "C0STORM"

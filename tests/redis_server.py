@@ -47,7 +47,7 @@ def _redis_server_binary() -> str:
     return found
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
@@ -60,7 +60,7 @@ class RedisProcess:
     def __init__(self, binary: str, workdir: Path, port: int | None = None, *, durable: bool = False) -> None:
         self.binary = binary
         self.workdir = workdir
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.durable = durable
         self.proc: subprocess.Popen[bytes] | None = None
 

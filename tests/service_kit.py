@@ -14,7 +14,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ from bot.services import Services
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack, signed_headers
+from tests.redis_server import free_port
 
 CHANNEL = "C0ALERTS"
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,12 +103,6 @@ async def until(check: Callable[[], Awaitable[bool] | bool], timeout: float = 10
             return
         await asyncio.sleep(0.05)
     raise AssertionError("condition not met in time")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextlib.asynccontextmanager

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -20,7 +19,7 @@ import redis.asyncio
 
 from bot.queue import Entry, MemoryQueue, RedisQueue, WorkQueue
 from bot.store import StoreUnavailable
-from tests.redis_server import RedisProcess, redis_outage  # noqa: F401  (fixture)
+from tests.redis_server import RedisProcess, free_port, redis_outage  # noqa: F401  (fixture)
 
 IDLE_MS = 100  # long enough that a fresh delivery is not idle yet (even on a slow CI), short enough to wait for
 
@@ -334,13 +333,6 @@ async def test_memory_queue_caps_its_length_like_maxlen() -> None:
     sent = [await q.enqueue({"n": n}) for n in range(5)]
     assert await q.depth() == 3
     assert ids(await q.read("w", count=10, block_ms=0)) == sent[2:]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 QUEUE_OPS: list[tuple[str, Callable[[RedisQueue], Awaitable[object]]]] = [

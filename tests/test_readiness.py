@@ -21,7 +21,8 @@ from bot.runtime import Runtime
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack
-from tests.service_kit import free_port, running, service_settings, until
+from tests.redis_server import free_port
+from tests.service_kit import running, service_settings, until
 
 
 @pytest.fixture

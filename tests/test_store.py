@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -23,7 +22,7 @@ import redis.asyncio
 
 from bot.errors import ArgoWhyError
 from bot.store import THREAD_TTL_S, MemoryStore, RedisStore, Store, StoreUnavailable, ThreadRef
-from tests.redis_server import RedisProcess, redis_outage  # noqa: F401  (fixture)
+from tests.redis_server import RedisProcess, free_port, redis_outage  # noqa: F401  (fixture)
 
 PREFIX = "argo-why:"
 DAY = 24 * 3600
@@ -93,13 +92,6 @@ def kit(request: pytest.FixtureRequest) -> StoreKit:
         clock = FakeClock()
         return StoreKit("memory", clock=clock, memory=MemoryStore(clock))
     return StoreKit("redis", url=request.getfixturevalue("redis_url"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 # --- dedupe ---------------------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def webhook_body(app: dict[str, Any]) -> dict[str, Any]:
     return webhook_body_of(app, ARGOCD_PUBLIC_URL)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -119,7 +119,7 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
         settings = fakes_settings(slack, argocd, kube, github, Path(tmp), signing_secret=signing_secret,
                                   webhook_token=webhook_token, channel=CHANNEL, interval_s=0.2)  # fmt: skip
         services = build_services(settings)
-        port = _free_port()
+        port = free_port()
         server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning"))
         serving = asyncio.create_task(server.serve())
         while not server.started:
