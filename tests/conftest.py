@@ -26,6 +26,16 @@ SHARED_CASEBOOK = ROOT.parent / "shared" / "casebook"
 """The shared casebook beside the checkout, when present: the reference the vendored copy was taken from."""
 
 
+class FakeClock:
+    """A clock tests move by hand (``clock.now += 60``), for the parts whose clock is injectable."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 @pytest.fixture(scope="module")
 def argocd() -> Iterator[FakeArgoCD]:
     """A fake Argo CD API server shared by a test module (``reset()`` it per test)."""

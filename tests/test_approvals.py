@@ -8,6 +8,7 @@ import pytest
 
 from bot.approvals import APPROVAL_TTL_S, audit_record, decide
 from bot.store import MemoryStore
+from tests.conftest import FakeClock
 
 
 class Groups:
@@ -20,14 +21,6 @@ class Groups:
         if not user.startswith(("U", "W")):
             return False
         return user in approvers or any(user in self.groups.get(a, set()) for a in approvers)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 GROUPS = Groups({"S0PLATFORM": {"U0CAROL", "U0DAVE"}})
@@ -68,7 +61,7 @@ async def test_two_required_the_same_person_twice_never_counts_twice() -> None:
 
 
 async def test_an_approval_expires_after_24_hours() -> None:
-    clock = Clock()
+    clock = FakeClock()
     store = MemoryStore(clock)
     t0 = clock.now
     await decide(store, GROUPS, allowed=ALLOWED, required=2, fix_id="f", user="U0ALICE", now=t0)

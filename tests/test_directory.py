@@ -7,18 +7,11 @@ import pytest
 from bot.metrics import Metrics
 from bot.slack.directory import Directory
 from bot.slack.poster import SlackPoster, SlackUnavailable, make_client
+from tests.conftest import FakeClock
 from tests.fakes.slack import FakeSlack
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def directory(slack: FakeSlack, clock: Clock) -> Directory:
+def directory(slack: FakeSlack, clock: FakeClock) -> Directory:
     metrics = Metrics()
     return Directory(SlackPoster(make_client(slack.token, slack.url, metrics, retries=0), metrics), clock=clock)
 
@@ -32,7 +25,7 @@ def fake(slack: FakeSlack) -> FakeSlack:
 
 
 async def test_members_of_a_group_may_approve_and_are_cached_for_minutes(fake: FakeSlack) -> None:
-    clock = Clock()
+    clock = FakeClock(100.0)
     d = directory(fake, clock)
     approvers = ["U0ALICE", "S0PLATFORM"]
     assert await d.may_approve("U0ALICE", approvers)  # listed: no call at all
@@ -46,7 +39,7 @@ async def test_members_of_a_group_may_approve_and_are_cached_for_minutes(fake: F
 
 
 async def test_a_group_id_is_never_a_person_and_an_unknown_group_has_no_members(fake: FakeSlack) -> None:
-    d = directory(fake, Clock())
+    d = directory(fake, FakeClock(100.0))
     assert not await d.may_approve("S0PLATFORM", ["S0PLATFORM"])
     assert not await d.may_approve("U0CAROL", ["S0UNKNOWN"])
 
@@ -55,14 +48,14 @@ async def test_slack_down_while_reading_a_group_is_an_outage_not_a_refusal(fake:
     fake.down()
     try:
         with pytest.raises(SlackUnavailable):
-            await directory(fake, Clock()).may_approve("U0CAROL", ["S0PLATFORM"])
+            await directory(fake, FakeClock(100.0)).may_approve("U0CAROL", ["S0PLATFORM"])
     finally:
         fake.up()
 
 
 async def test_names_for_a_pr_body_fall_back_to_the_id(fake: FakeSlack) -> None:
     fake.add_user("U0ALICE", "alice", real_name="Alice Liddell", display_name="alice")
-    d = directory(fake, Clock())
+    d = directory(fake, FakeClock(100.0))
     assert await d.name("U0ALICE") == "@alice"
     fake.down()
     try:

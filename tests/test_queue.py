@@ -19,17 +19,10 @@ import redis.asyncio
 
 from bot.queue import Entry, MemoryQueue, RedisQueue, WorkQueue
 from bot.store import StoreUnavailable
+from tests.conftest import FakeClock
 from tests.redis_server import RedisProcess, free_port, redis_outage  # noqa: F401  (fixture)
 
 IDLE_MS = 100  # long enough that a fresh delivery is not idle yet (even on a slow CI), short enough to wait for
-
-
-class FakeClock:
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass

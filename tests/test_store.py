@@ -22,18 +22,11 @@ import redis.asyncio
 
 from bot.errors import ArgoWhyError
 from bot.store import THREAD_TTL_S, MemoryStore, RedisStore, Store, StoreUnavailable, ThreadRef
+from tests.conftest import FakeClock
 from tests.redis_server import RedisProcess, free_port, redis_outage  # noqa: F401  (fixture)
 
 PREFIX = "argo-why:"
 DAY = 24 * 3600
-
-
-class FakeClock:
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def age_redis_keys(url: str, seconds: float) -> None:
