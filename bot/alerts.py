@@ -37,6 +37,7 @@ from bot.slack.render.fixes import FixButtons
 from bot.sources.argocd import ArgoCDError
 from bot.state import COUNTED_KEYS, DigestItem, ReportState, ThreadRef
 from bot.store import drift_start
+from bot.view import hours, save_page
 from bot.why import investigate
 
 log = logging.getLogger("argo_why.alerts")
@@ -238,7 +239,9 @@ class Alerts:
     async def _thread(self, channel: str, thread_ts: str | None, report: Report, alert: Alert,
                       controls: Controls | None, *, key: str | None = None) -> None:  # fmt: skip
         fixes = controls.thread_fixes if controls is not None else None
-        for i, m in enumerate(thread_messages(report, alert, fixes)):
+        view = self.s.settings.view
+        url = await save_page(self.s.store, view, alert, report) if report.findings else None
+        for i, m in enumerate(thread_messages(report, alert, fixes, view_url=url, view_hours=hours(view))):
             _, ts = await self.s.outbox.post(channel, m, thread_ts=thread_ts, key=f"{key}:{i}" if key else None)
             if fixes is not None:
                 await self.fixes.remember(channel, ts, m, fixes)

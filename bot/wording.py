@@ -687,3 +687,13 @@ ARGOCD_NOT_JSON = (
     "be the Argo CD API server (the address of argocd-server), not a login page, an ingress default backend or "
     "a proxy."
 )
+
+# --- The drift page (bot/report/page_model.py, bot/report/templates/) and its link in Slack ---
+# The page's own labels are in its template (bot/report/templates/page.html); these are shared with other outputs.
+PAGE_MODE_FILES = "files: the rendered manifests against the live objects (argo-why's merge semantics)"
+PAGE_MODE_LEGACY = "Argo CD's diff (managed-resources, legacy three-way diff)"
+PAGE_MODE_SERVER_SIDE = "Argo CD's diff (managed-resources, ServerSideDiff)"
+PAGE_TITLE = "Why {app} is OutOfSync"
+# {link} the signed link to the page (labelled SLACK_FULL_DIFF_LINK); {hours} how long it works. First thread message.
+SLACK_FULL_DIFF = "{link}: Git beside the live objects, every line with its writer (link valid {hours} h)"
+SLACK_FULL_DIFF_LINK = "Full diff"
