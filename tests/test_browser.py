@@ -154,8 +154,9 @@ def page_file(tmp_path: Path, name: str, html: str) -> str:
 
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
-async def test_the_file_of_each_demo_report_loads_alone_and_shows_differences_and_writers(tmp_path: Path,
-                                                                                          name: str) -> None:  # fmt: skip
+async def test_the_file_of_each_demo_report_loads_alone_and_shows_differences_and_writers(
+    tmp_path: Path, name: str
+) -> None:
     report = folder_report(EXAMPLES / name)
     url = page_file(tmp_path, name, render_html(report))
     async with browser_context() as (context, watch):
