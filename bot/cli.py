@@ -143,7 +143,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         from bot.demo.runner import run
 
         logging.basicConfig(level=logging.ERROR)
-        return asyncio.run(run(EXAMPLES))
+        try:
+            return asyncio.run(run(EXAMPLES, hold=args.hold))
+        except KeyboardInterrupt:  # --hold ends with Ctrl-C
+            return EXIT_CLEAN
     from bot.analysis import explain
 
     scenarios = sorted(p for p in EXAMPLES.iterdir() if (p / "case.json").exists()) if EXAMPLES.is_dir() else []
@@ -200,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     de = sub.add_parser("demo", help="the whole bot, offline, on the bundled examples (fake Slack and Argo CD)")
     de.add_argument("--reports", action="store_true", help="only print the text report of each example")
+    de.add_argument("--hold", action="store_true", help="keep the bot serving its Full diff links until Ctrl-C")
     de.set_defaults(func=cmd_demo)
     return parser
 
