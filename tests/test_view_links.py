@@ -5,12 +5,23 @@ The page served through such a link, by a running bot, in a real browser, is tes
 
 from __future__ import annotations
 
+import json
+import time
+from pathlib import Path
+
 import pytest
+import redis.asyncio as redis
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bot import viewlinks
 from bot.config import ConfigError, load_settings
+from bot.jobs import webhook_body_of
+from tests.conftest import serve_case
+from tests.fakes.argocd import FakeArgoCD
+from tests.fakes.kube import FakeKubernetes
+from tests.fakes.slack import FakeSlack
+from tests.service_kit import CHANNEL, running, service_settings
 
 KEY = b"k" * 32
 STATE = "view:AbCdEfGhIjKlMnOp"
@@ -110,3 +121,28 @@ def test_malformed_view_settings_name_the_variable(monkeypatch: pytest.MonkeyPat
         monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError, match=message):
         load_settings()
+
+
+# --- the bot without view links ---------------------------------------------------------------------------------------
+
+
+async def test_without_view_links_there_is_no_route_no_link_and_nothing_kept(
+    slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_url: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    settings = service_settings(slack, argocd, kube, redis_url, tmp_path, monkeypatch)
+    assert not settings.view.enabled
+    app = serve_case(argocd, kube, "hpa-replicas-ssa")
+    token = viewlinks.sign(KEY, STATE, int(time.time()) + 60)
+    async with running(settings) as bot:
+        assert (await bot.webhook(webhook_body_of(app))).status_code == 202
+        await bot.settle()
+        assert (await bot.http.get(f"/view/{token}")).status_code == 404
+    [parent] = slack.messages(CHANNEL)
+    thread = slack.thread(CHANNEL, parent["ts"])
+    assert thread and "/view/" not in json.dumps(thread) and "Full diff" not in json.dumps(thread)
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert not await client.keys("*state:view:*")
+    finally:
+        await client.aclose()
