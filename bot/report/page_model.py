@@ -222,14 +222,15 @@ def build_page(report: Report, alert: Alert | None = None) -> Page:
     by_cause = Counter(f.cause for f in report.findings)
     ranked = sorted(by_cause.items(), key=lambda kv: (-kv[1], kv[0]))
     causes: list[tuple[str, str, int]] = [(c, wording.CAUSE_TITLES.get(c, c), n) for c, n in ranked]
-    objects: list[ObjectView] = []
+    drifted: list[tuple[ComparedObject, list[Card]]] = []
     placed: set[int] = set()
     for obj in report.objects:
         mine = [c for c in cards if c.finding.resource == obj.resource and c.number not in placed]
-        if not mine:
-            continue
-        placed.update(c.number for c in mine)
-        objects.append(_object_view(obj, mine, len(objects) + 1))
+        if mine:
+            placed.update(c.number for c in mine)
+            drifted.append((obj, mine))
+    drifted.sort(key=lambda pair: pair[1][0].number)  # in the order of the findings (the report's order)
+    objects = [_object_view(obj, mine, i) for i, (obj, mine) in enumerate(drifted, 1)]
     return Page(
         app=alert.app,
         revision=alert.revision,
