@@ -62,7 +62,7 @@ def render(report: Report, fmt: str) -> str:
         from bot.report.html import render_html
 
         return render_html(report)
-    from bot.render.text import render as render_text
+    from bot.report.text import render as render_text
 
     return render_text(report)
 
@@ -95,8 +95,8 @@ def exit_status(report: Report) -> int:
 def cmd_why(args: argparse.Namespace) -> int:
     import asyncio
 
+    from bot.clients import argocd_factory, clusters
     from bot.config import load_settings
-    from bot.services import argocd_factory, clusters
     from bot.why import investigate
 
     cfg = load_settings().argocd

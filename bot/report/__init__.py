@@ -1,1 +1,1 @@
-"""Report formats other than Slack: the drift page (``html``) and, beside it, the others as they move here."""
+"""Pure renderers from a Report to an output format: text for terminals (``text``), the drift page (``html``)."""

@@ -23,9 +23,9 @@ from importlib import resources
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from bot import wording
 from bot.model import Alert, Report
 from bot.report.page_model import build_page
+from bot.wording import report as wording
 
 MEDIA_TYPE = "text/html; charset=utf-8"
 

@@ -23,9 +23,9 @@ from typing import Any, Literal
 
 import yaml
 
-from bot import wording
 from bot.analysis import Cell, Owner, Row, covers, side_by_side
 from bot.model import Alert, ComparedObject, Finding, Report
+from bot.wording import report as wording
 
 FOLD_MIN = 8
 """A run of at least this many unremarkable lines is folded."""

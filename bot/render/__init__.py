@@ -1,1 +1,0 @@
-"""Pure renderers from a Report to an output format (text for terminals, JSON)."""
