@@ -174,17 +174,17 @@ async def test_folds_open_and_close_and_long_values_expand(tmp_path: Path) -> No
         fold = page.locator("details.fold").first
         inside = fold.locator(".row").first
         assert not await inside.is_visible()
-        await fold.locator("summary").click()
+        await fold.locator(":scope > summary").click()
         assert await inside.is_visible()
         await page.get_by_role("button", name="Fold all", exact=True).click()
         assert not await inside.is_visible()
         await page.get_by_role("button", name="Unfold all", exact=True).click()
         assert await page.locator("details.fold:not([open])").count() == 0
         long = page.locator("details.long").first
-        summary = await long.locator("summary").inner_text()
+        summary = await long.locator(":scope > summary").inner_text()
         assert re.fullmatch(r"\d+ characters, sha256 [0-9a-f]{12}", summary), summary
         assert not await long.locator(".full").is_visible()
-        await long.locator("summary").click()
+        await long.locator(":scope > summary").click()
         assert await long.locator(".full").is_visible()
         watch.clean()
 
