@@ -23,6 +23,7 @@ from bot.sources.git.urls import (
     check_repo_path,
     parse_repo_url,
     parse_web_url,
+    web_url_candidates,
 )
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "make_git_host",
     "parse_repo_url",
     "parse_web_url",
+    "web_url_candidates",
 ]
 
 
