@@ -216,7 +216,14 @@ def hand_report() -> Report:
         findings=[hpa, cpu, image, token],
         notes=["Service shop/web has no managedFields: ownership is unknown."],
         resources_compared=4,
-        warnings=[wording.WRITE_LOOP.format(writers="HorizontalPodAutoscaler shop/web", fields=1, attempts=5, syncs=4)],
+        warnings=[
+            wording.WRITE_LOOP.format(
+                writers="HorizontalPodAutoscaler shop/web",
+                fields=wording.plural(wording.FIELDS, 1),
+                attempts=wording.plural(wording.SELF_HEAL_ATTEMPTS, 5),
+                syncs=wording.plural(wording.SYNCS, 4),
+            )
+        ],
         application={
             "name": "shop",
             "namespace": "argocd",

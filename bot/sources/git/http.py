@@ -249,7 +249,12 @@ class HTTPGitHost:
                     delay *= 2
                     continue
                 self._fail(
-                    "unavailable", wording.GIT_UNAVAILABLE, op, None, detail=transport_reason(err), attempts=attempt
+                    "unavailable",
+                    wording.GIT_UNAVAILABLE,
+                    op,
+                    None,
+                    detail=transport_reason(err),
+                    attempts=wording.plural(wording.ATTEMPTS, attempt),
                 )
             if resp.status_code < 400:
                 return resp
@@ -354,7 +359,7 @@ class HTTPGitHost:
             "unavailable": wording.GIT_UNAVAILABLE,
         }.get(kind, wording.GIT_REJECTED)
         self._fail(kind, template, op, status, detail=f"{status}: {detail}" if kind == "unavailable" else detail,
-                   attempts=attempts)  # fmt: skip
+                   attempts=wording.plural(wording.ATTEMPTS, attempts))  # fmt: skip
 
     def _fail_rate_limited(self, resp: httpx.Response, op: Op, detail: str, limit: RateLimit) -> NoReturn:
         self._fail("rate-limited", wording.GIT_RATE_LIMITED, op, resp.status_code, detail=detail,
