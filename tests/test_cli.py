@@ -227,6 +227,6 @@ def test_no_output_says_difference_s() -> None:
 
 @pytest.mark.parametrize(("count", "words"), [(0, "0 differences"), (1, "1 difference"), (2, "2 differences")])
 def test_counts_take_the_singular_or_the_plural(count: int, words: str) -> None:
-    from bot import wording
+    from bot.wording import report as wording
 
     assert wording.plural(wording.DIFFERENCES, count) == words

@@ -27,7 +27,6 @@ from typing import Any, Literal, Protocol
 
 import yaml
 
-from bot import wording
 from bot.sources.git import (
     FileContent,
     GitHost,
@@ -38,6 +37,7 @@ from bot.sources.git import (
     parse_repo_url,
     web_url_candidates,
 )
+from bot.wording import pr as wording
 
 DEFINITION_ANNOTATION = "argo-why.io/definition"
 TRACKING_ID = "argocd.argoproj.io/tracking-id"
