@@ -220,7 +220,7 @@ def _output_strings(path: Path) -> list[tuple[int, str]]:
 def test_no_output_says_difference_s() -> None:
     root = Path(__file__).resolve().parents[1]
     found = [f"{path.relative_to(root)}:{line}: {text!r}"
-             for package in ("bot", "handlers") for path in sorted((root / package).rglob("*.py"))
+             for package in ("bot", "handlers", "bench") for path in sorted((root / package).rglob("*.py"))
              for line, text in _output_strings(path) if re.search(r"[a-z]\((s|es)\)", text)]  # fmt: skip
     assert not found, "\n".join(found)
 
