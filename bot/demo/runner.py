@@ -30,7 +30,7 @@ import httpx
 import uvicorn
 from pydantic import SecretStr
 
-from bot.app import build_app, build_services
+from bot.app import KEEP_ALIVE_S, build_app, build_services
 from bot.config import (
     ArgoCDSettings,
     GitSettings,
@@ -138,7 +138,11 @@ async def run(examples: Path, out: TextIO | None = None, *, hold: bool = False, 
                                   webhook_token=webhook_token, channel=CHANNEL, interval_s=0.2,
                                   view_base_url=base)  # fmt: skip
         services = build_services(settings)
-        server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning"))
+        # The same keep-alive as `serve`: httpx's pool must not reuse a connection the server is closing.
+        config = uvicorn.Config(
+            build_app(services), host="127.0.0.1", port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S
+        )
+        server = uvicorn.Server(config)
         serving = asyncio.create_task(server.serve())
         while not server.started:
             await asyncio.sleep(0.02)
