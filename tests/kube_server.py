@@ -320,10 +320,12 @@ def kube_namespace(kube_server: KubeServer) -> str:
 def main() -> int:
     """``make cluster``: a server for a person, until Ctrl-C (or SIGTERM); prints the KUBECONFIG line."""
 
-    def on_sigterm(signum: int, frame: object) -> None:
+    def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, on_sigterm)
+    # SIGINT explicitly too: a shell starts a background job with SIGINT ignored, and Python then keeps it ignored.
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
     workdir = Path(tempfile.mkdtemp(prefix="argo-why-cluster-"))
     server: KubeServer | None = None
     try:
