@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-# Go's text/template and Sprig, for rendering Argo CD's notifications template as the controller does (Debian).
-GO_TOOLS := go=golang-go /usr/share/gocode/src/github.com/Masterminds/sprig=golang-github-masterminds-sprig-dev
+# Go, which builds the Go test tooling (tests/tools: the API server, Argo CD's diff and notifications engine).
+GO_TOOLS := go=golang-go
 
 .PHONY: demo test cluster bench lock clean
 
@@ -20,7 +20,8 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	@scripts/ensure-tools.sh jq redis-server chromium $(GO_TOOLS)
-	@# The real kube-apiserver, etcd and Argo CD's diff helper (tests/tools/): built once per machine, then reused.
+	@# The real kube-apiserver, etcd, Argo CD's diff (two release lines) and notifications engine (tests/tools/):
+	@# built once per machine, then reused.
 	@scripts/build-go-tools.sh >/dev/null
 	$(BIN)/ruff check bot handlers tests bench
 	$(BIN)/ruff format --check bot handlers tests bench

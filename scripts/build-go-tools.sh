@@ -3,6 +3,9 @@
 #   kube-apiserver  k8s.io/kubernetes/cmd/kube-apiserver   the real API server of the live tests
 #   etcd            go.etcd.io/etcd/server/v3              its storage
 #   argodiff        tests/tools/argodiff                   Argo CD's own diff and ignoreDifferences normalizer
+#   notify          tests/tools/notify                     Argo CD's notifications engine (render and send)
+#   argodiff-argocd-3.1  the same argodiff source built in the module tests/tools/argocd-3.1 (argo-cd v3.1.9, its
+#                   gitops-engine and k8s.io v0.33.1): the older release line the verdicts are also tested against
 # into ${ARGO_WHY_GO_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argo-why/go-tools}/<key>/, where <key> names the
 # pinned versions and hashes go.mod, go.sum, BUILD_FLAGS below, the helper's sources and the Go version (not this
 # file: editing a comment here must not rebuild anything). A folder that is already there is reused as is; a changed
@@ -55,11 +58,14 @@ k8s=$(version_of k8s.io/kubernetes)
 etcd=$(version_of go.etcd.io/etcd/server/v3)
 argocd=$(version_of github.com/argoproj/argo-cd/v3)
 [ -n "$k8s" ] && [ -n "$etcd" ] && [ -n "$argocd" ] || fail "read the pinned versions from tests/tools/go.mod"
-hash=$( (cat "$TOOLS/go.mod" "$TOOLS/go.sum"; echo "$BUILD_FLAGS"; find "$TOOLS" -name '*.go' -print0 | sort -z | xargs -0 cat;
+LINE31="$TOOLS/argocd-3.1"
+hash=$( (cat "$TOOLS/go.mod" "$TOOLS/go.sum" "$LINE31/go.mod" "$LINE31/go.sum"; echo "$BUILD_FLAGS"; find "$TOOLS" -name '*.go' -print0 | sort -z | xargs -0 cat;
          echo "$go_version $("$GO" env GOOS GOARCH)") | sha256sum | cut -c1-12)
 KEY="k8s-$k8s.etcd-$etcd.argocd-$argocd.$go_version.$hash"
 OUT="$CACHE/$KEY"
-if [ -x "$OUT/kube-apiserver" ] && [ -x "$OUT/etcd" ] && [ -x "$OUT/argodiff" ]; then
+BINARIES="kube-apiserver etcd argodiff notify argodiff-argocd-3.1"
+complete() { for b in $BINARIES; do [ -x "$OUT/$b" ] || return 1; done; }
+if complete; then
   touch "$OUT"   # in use: see the clean-up below
   echo "$OUT"
   exit 0
@@ -69,7 +75,7 @@ fi
 mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"
 flock -n 9 || { say "waiting for another build (lock $CACHE/.lock)"; flock 9; }
-if [ -x "$OUT/kube-apiserver" ] && [ -x "$OUT/etcd" ] && [ -x "$OUT/argodiff" ]; then
+if complete; then
   echo "$OUT"   # another caller built it while we waited
   exit 0
 fi
@@ -79,10 +85,10 @@ say "building $KEY (the first build takes a while; later runs reuse $OUT)"
 start=$(date +%s)
 # Two cores shared with other work: at most 2 packages compiled at once, a soft memory limit for each compiler,
 # niced. -trimpath: no local paths in the binaries; -s -w: no symbol tables (smaller; nobody debugs these).
-build() {  # build STEP OUTPUT PACKAGE [LDFLAGS]
+build() {  # build STEP OUTPUT PACKAGE [LDFLAGS [MODULE-DIR]]
   local log="$tmp/$2.log"
   say "step: $1 ($3)"
-  (cd "$TOOLS" && CGO_ENABLED=0 GOMEMLIMIT=${GOMEMLIMIT:-3GiB} GOFLAGS="${GOFLAGS:-} -mod=readonly" \
+  (cd "${5:-$TOOLS}" && CGO_ENABLED=0 GOMEMLIMIT=${GOMEMLIMIT:-3GiB} GOFLAGS="${GOFLAGS:-} -mod=readonly" \
      nice -n 5 "$GO" build -p 2 -trimpath -ldflags="-s -w ${4:-}" -o "$tmp/$2" "$3") >"$log" 2>&1 \
     || fail "$1: go build $3 (in tests/tools)" "$log"
 }
@@ -95,6 +101,16 @@ say "step: download the modules (go mod download, in tests/tools)"
 build "build kube-apiserver" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$k8s_version"
 build "build etcd" etcd go.etcd.io/etcd/server/v3
 build "build argodiff" argodiff ./argodiff
+build "build notify" notify ./notify
+# The older line: its own module (go.mod/go.sum of tests/tools/argocd-3.1) around a copy of the same argodiff source.
+src31="$tmp/src-argocd-3.1"
+mkdir -p "$src31/argodiff"
+cp "$LINE31/go.mod" "$LINE31/go.sum" "$src31/"
+cp "$TOOLS/argodiff/main.go" "$src31/argodiff/"
+(cd "$src31" && "$GO" mod download) >"$tmp/download-3.1.log" 2>&1 \
+  || fail "download the modules of tests/tools/argocd-3.1" "$tmp/download-3.1.log"
+build "build argodiff for Argo CD 3.1" argodiff-argocd-3.1 ./argodiff "" "$src31"
+rm -rf "$src31"
 rm -f "$tmp"/*.log
 chmod 755 "$tmp"
 rm -rf "$OUT"

@@ -6,8 +6,12 @@ controller does (util/argo/diff ``NewDiffConfigBuilder`` ... ``StateDiffs``): th
 argocd-cm's ``resource.customizations`` and ``resource.compareoptions`` (read by Argo CD's settings manager), the
 managedFieldsManagers filter, the status rule, and the diff mode. What it answers is what Argo CD would show.
 
-Fixture (registered in tests/conftest.py): ``argocd_diff`` (session) -- an :class:`ArgoDiff` (one ``argodiff
---stream`` process for the session); call
+Two Argo CD release lines are built (scripts/build-go-tools.sh): :data:`NEWEST` (tests/tools/go.mod) and the older
+3.1 line (tests/tools/argocd-3.1/go.mod: argo-cd v3.1.9, its gitops-engine, k8s.io v0.33.1), the same source.
+
+Fixtures (registered in tests/conftest.py): ``argocd_diff`` (session) -- an :class:`ArgoDiff` of the newest line
+(one ``argodiff --stream`` process for the session); ``argocd_diff_line`` -- the same, parametrised over every line
+in :data:`LINES` (the key checks run against each); call
 ``argocd_diff.diff([(desired, live), ...], mode=..., ignore_differences=..., argocd_cm=..., kubeconfig=...)``.
 Modes: ``legacy`` (three-way, the default), ``structured-merge`` (an app syncing with ``ServerSideApply=true``) and
 ``server-side`` (``ServerSideDiff=true``: a server-side apply dry-run by ``argocd-controller`` on the API server of
@@ -31,6 +35,11 @@ from tests.go_tools import GoToolsError, build_go_tools
 
 Mode = Literal["legacy", "structured-merge", "server-side"]
 Obj = Mapping[str, Any]
+
+
+LINES: dict[str, str] = {"v3.2.12": "argodiff", "v3.1.9": "argodiff-argocd-3.1"}
+"""Argo CD release → the helper binary linked against it (in the folder of build_go_tools())."""
+NEWEST = "v3.2.12"
 
 
 class ArgoDiffError(GoToolsError):
@@ -66,8 +75,10 @@ class ArgoDiff:
     """Runs ``argodiff --stream``: one process for the session, one request and one answer line at a time (a new
     process per request would cost about half a second: Argo CD's settings manager syncs its informers first)."""
 
-    def __init__(self, binary: Path) -> None:
+    def __init__(self, binary: Path, line: str = NEWEST) -> None:
         self.binary = binary
+        self.line = line
+        """The Argo CD release the helper is linked against."""
         self._proc: subprocess.Popen[str] | None = None
         self._stderr: IO[str] | None = None
 
@@ -157,12 +168,25 @@ class ArgoDiff:
 
 
 @pytest.fixture(scope="session")
-def argocd_diff() -> Iterator[ArgoDiff]:
+def argodiff_helpers() -> Iterator[dict[str, ArgoDiff]]:
+    """One helper per Argo CD line (each process starts on its first request)."""
     try:
-        helper = ArgoDiff(build_go_tools() / "argodiff")
+        folder = build_go_tools()
     except GoToolsError as e:
         pytest.fail(f"Argo CD's diff helper could not be built: {e}", pytrace=False)
+    helpers = {line: ArgoDiff(folder / binary, line) for line, binary in LINES.items()}
     try:
-        yield helper
+        yield helpers
     finally:
-        helper.close()
+        for helper in helpers.values():
+            helper.close()
+
+
+@pytest.fixture(scope="session")
+def argocd_diff(argodiff_helpers: dict[str, ArgoDiff]) -> ArgoDiff:
+    return argodiff_helpers[NEWEST]
+
+
+@pytest.fixture(scope="session", params=list(LINES), ids=lambda line: f"argocd-{line}")
+def argocd_diff_line(request: pytest.FixtureRequest, argodiff_helpers: dict[str, ArgoDiff]) -> ArgoDiff:
+    return argodiff_helpers[request.param]

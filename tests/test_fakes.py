@@ -225,7 +225,13 @@ def test_managed_resources_are_resource_diffs_with_json_string_states(client: ht
     live, normalized = json.loads(web["liveState"]), json.loads(web["normalizedLiveState"])
     predicted = json.loads(web["predictedLiveState"])
     assert [e["manager"] for e in live["metadata"]["managedFields"]] == ["argocd-controller", "kube-controller-manager"]
-    assert "managedFields" not in normalized["metadata"] and "managedFields" not in predicted["metadata"]
+    # As gitops-engine's Normalize: managedFields kept on both sides, creationTimestamp removed from both.
+    assert (
+        normalized["metadata"]["managedFields"]
+        == predicted["metadata"]["managedFields"]
+        == live["metadata"]["managedFields"]
+    )
+    assert "creationTimestamp" not in normalized["metadata"] and "creationTimestamp" not in predicted["metadata"]
     assert "status" in live and "status" not in normalized  # Argo CD 3.x: ignoreResourceStatusField: all
     assert (normalized["spec"]["replicas"], predicted["spec"]["replicas"]) == (7, 2)
     # Merge-keyed lists keep the defaults live has (ports matched by containerPort+protocol).

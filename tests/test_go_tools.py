@@ -123,39 +123,39 @@ REPLICAS_RULE = {"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/
 
 
 def test_argocd_legacy_diff_sees_the_scale_and_the_rule_hides_it(
-    argocd_diff: ArgoDiff, scaled: tuple[dict[str, Any], dict[str, Any]]
+    argocd_diff_line: ArgoDiff, scaled: tuple[dict[str, Any], dict[str, Any]]
 ) -> None:
     desired, live = scaled
-    [web] = argocd_diff.diff([(desired, live)], mode="legacy").resources
+    [web] = argocd_diff_line.diff([(desired, live)], mode="legacy").resources
     assert (web.kind, web.name, web.modified) == ("Deployment", "web", True)
     assert web.normalized_live is not None and web.predicted_live is not None
     assert (web.normalized_live["spec"]["replicas"], web.predicted_live["spec"]["replicas"]) == (5, 2)
 
-    answer = argocd_diff.diff([(desired, live)], mode="legacy", ignore_differences=[REPLICAS_RULE])
+    answer = argocd_diff_line.diff([(desired, live)], mode="legacy", ignore_differences=[REPLICAS_RULE])
     assert not answer.modified
     # The same rule from argocd-cm (system level), read by Argo CD's settings manager, hides it too.
     system = {"resource.customizations.ignoreDifferences.apps_Deployment": "jsonPointers:\n- /spec/replicas\n"}
-    assert not argocd_diff.diff([(desired, live)], mode="legacy", argocd_cm=system).modified
+    assert not argocd_diff_line.diff([(desired, live)], mode="legacy", argocd_cm=system).modified
 
 
 def test_argocd_legacy_diff_rule_hides_only_its_field(
-    argocd_diff: ArgoDiff, scaled: tuple[dict[str, Any], dict[str, Any]]
+    argocd_diff_line: ArgoDiff, scaled: tuple[dict[str, Any], dict[str, Any]]
 ) -> None:
     desired, live = scaled
     desired["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.28"
-    answer = argocd_diff.diff([(desired, live)], mode="legacy", ignore_differences=[REPLICAS_RULE])
+    answer = argocd_diff_line.diff([(desired, live)], mode="legacy", ignore_differences=[REPLICAS_RULE])
     assert answer.modified  # a change Git makes to the image still shows
 
 
 def test_argocd_server_side_diff_against_the_real_server(
-    argocd_diff: ArgoDiff, kube_server: KubeServer, kube_api: Any, scaled: tuple[dict[str, Any], dict[str, Any]]
+    argocd_diff_line: ArgoDiff, kube_server: KubeServer, kube_api: Any, scaled: tuple[dict[str, Any], dict[str, Any]]
 ) -> None:
     desired, live = scaled
     clean = desired_deployment("api", desired["metadata"]["namespace"])
     server_side_apply(kube_api, clean)
     clean_live = read_deployment(kube_api, "api", clean["metadata"]["namespace"])
 
-    answer = argocd_diff.diff(
+    answer = argocd_diff_line.diff(
         [(desired, live), (clean, clean_live)], mode="server-side", kubeconfig=kube_server.kubeconfig
     )
     web, api = answer.resources
@@ -166,7 +166,7 @@ def test_argocd_server_side_diff_against_the_real_server(
     assert (web.normalized_live["spec"]["replicas"], web.predicted_live["spec"]["replicas"]) == (5, 2)
     assert web.predicted_live["spec"]["strategy"]["type"] == "RollingUpdate"
 
-    hidden = argocd_diff.diff(
+    hidden = argocd_diff_line.diff(
         [(desired, live)], mode="server-side", kubeconfig=kube_server.kubeconfig, ignore_differences=[REPLICAS_RULE]
     )
     assert not hidden.modified
@@ -174,14 +174,14 @@ def test_argocd_server_side_diff_against_the_real_server(
     assert read_deployment(kube_api, "web", desired["metadata"]["namespace"])["spec"]["replicas"] == 5
 
 
-def test_argodiff_refuses_a_bad_request_and_answers_the_next(argocd_diff: ArgoDiff) -> None:
+def test_argodiff_refuses_a_bad_request_and_answers_the_next(argocd_diff_line: ArgoDiff) -> None:
     desired = desired_deployment("x", "y")
     with pytest.raises(ArgoDiffError, match="unknown mode"):
-        argocd_diff.diff([(desired, None)], mode="fast")  # type: ignore[arg-type]
+        argocd_diff_line.diff([(desired, None)], mode="fast")  # type: ignore[arg-type]
     with pytest.raises(ArgoDiffError, match="needs kubeconfig"):
-        argocd_diff.diff([(desired, None)], mode="server-side")
+        argocd_diff_line.diff([(desired, None)], mode="server-side")
     with pytest.raises(ArgoDiffError, match='unknown field "ignoreDifference"'):
-        argocd_diff.request({"ignoreDifference": [], "resources": []})
+        argocd_diff_line.request({"ignoreDifference": [], "resources": []})
     # The same helper process answers the next request: a resource missing from the cluster is modified.
-    [missing] = argocd_diff.diff([(desired, None)]).resources
+    [missing] = argocd_diff_line.diff([(desired, None)]).resources
     assert missing.modified and missing.normalized_live is None and missing.predicted_live is not None

@@ -1,9 +1,11 @@
-"""The notifications configuration shipped in ``deploy/argocd-notifications/``, checked the way Argo CD uses it.
+"""The notifications configuration shipped in ``deploy/argocd-notifications/``, checked by the code Argo CD runs.
 
-* The template is rendered by Go's ``text/template`` with the Sprig functions, as the notifications controller
-  renders it (``tests/gotemplate/main.go``, built against Debian's golang-go and golang-github-masterminds-sprig-dev),
-  for Applications of several shapes (core kinds, cluster-scoped objects, multi-source, no operation, no resources),
-  and every body is posted to the real bot (HTTP, Redis): each one is valid JSON and answered 202.
+* ``notify`` (tests/tools/notify, built by scripts/build-go-tools.sh) parses the shipped argocd-notifications-cm and
+  sends with Argo CD's notifications engine (github.com/argoproj/notifications-engine at the version argo-cd
+  requires: its trigger, template and webhook services) and the variables Argo CD's controller gives templates
+  (argo-cd util/notification/settings). For Applications of several shapes (core kinds, cluster-scoped objects,
+  multi-source, no operation, no resources) every body goes over HTTP to the real bot (Redis), which answers 202;
+  each is valid JSON and says what the contract says; the trigger fires exactly when the app drifted after a sync.
 * ``install.sh`` adds the service, trigger, template and one subscription without touching anything else, against a
   stand-in ``kubectl`` that applies JSON merge patches the way the API server does.
 * The argo-helm values carry exactly the same service, trigger and template.
@@ -11,12 +13,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,17 +30,12 @@ from tests.conftest import ROOT
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack
-from tests.service_kit import running, service_settings
+from tests.go_tools import GoToolsError, build_go_tools
+from tests.service_kit import Bot, running, service_settings
 
 HERE = ROOT / "deploy" / "argocd-notifications"
 PATCH = yaml.safe_load((HERE / "argocd-notifications-cm.patch.yaml").read_text())["data"]
-SPRIG = Path("/usr/share/gocode/src/github.com/Masterminds/sprig")
-GO_TOOLS = ("go=golang-go", f"{SPRIG}=golang-github-masterminds-sprig-dev")
-
-
-def _template_body() -> str:
-    body: str = yaml.safe_load(PATCH["template.argo-why-drift"])["webhook"]["argo-why"]["body"]
-    return body
+SUBSCRIPTIONS = (HERE / "subscription.yaml").read_text()
 
 
 # --- Application shapes -----------------------------------------------------------------------------------------
@@ -100,36 +96,39 @@ SHAPES: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-# --- Go's text/template + Sprig ---------------------------------------------------------------------------------
+# --- Argo CD's notifications engine ------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def go_render(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The renderer, built once per module (GOPATH mode: Debian's Go sources, nothing downloaded)."""
-    if shutil.which("go") is None or not SPRIG.exists():
-        subprocess.run([str(ROOT / "scripts" / "ensure-tools.sh"), *GO_TOOLS], check=False)
-    if shutil.which("go") is None or not SPRIG.exists():
-        pytest.fail("Go and Sprig are missing and scripts/ensure-tools.sh could not install them: "
-                    "apt-get install golang-go golang-github-masterminds-sprig-dev")  # fmt: skip
-    gopath = tmp_path_factory.mktemp("gopath")
-    (gopath / "src" / "render").mkdir(parents=True)
-    shutil.copy2(ROOT / "tests" / "gotemplate" / "main.go", gopath / "src" / "render" / "main.go")
-    binary = gopath / "render"
-    env = {**os.environ, "GO111MODULE": "off", "GOPATH": f"{gopath}:/usr/share/gocode", "CGO_ENABLED": "0",
-           "GOFLAGS": "", "GOCACHE": os.environ.get("GOCACHE") or str(Path.home() / ".cache" / "go-build")}  # fmt: skip
-    build = subprocess.run(["go", "build", "-o", str(binary), "render"], cwd=gopath, env=env, capture_output=True,
-                           text=True, timeout=300)  # fmt: skip
-    assert build.returncode == 0, build.stderr
-    yield binary
+def notify() -> Path:
+    try:
+        return build_go_tools() / "notify"
+    except GoToolsError as e:
+        pytest.fail(f"the notifications helper could not be built: {e}", pytrace=False)
 
 
-def render_template(binary: Path, template: str, app: dict[str, Any], context: dict[str, str]) -> str:
-    # notifications-engine's vars: the Application as an unstructured map, the `context` of the ConfigMap, ...
-    vars_ = {"app": app, "context": context, "serviceType": "webhook", "recipient": ""}
-    proc = subprocess.run([str(binary)], input=json.dumps({"template": template, "vars": vars_}),
-                          capture_output=True, text=True, timeout=30)  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+async def run_notify(binary: Path, bot: Bot, app: dict[str, Any], *, context: dict[str, str] | None = None,
+                     templates: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Argo CD's notifications engine on the shipped configuration, its webhook service pointed at ``bot`` (what
+    install.sh does with ARGO_WHY_URL), the token in argocd-notifications-secret."""
+    data = dict(PATCH)
+    service = yaml.safe_load(data["service.webhook.argo-why"])
+    service["url"] = bot.url
+    data["service.webhook.argo-why"] = yaml.safe_dump(service)
+    data["subscriptions"] = SUBSCRIPTIONS
+    if context is not None:
+        data["context"] = yaml.safe_dump(context)
+    token = bot.settings.runtime.webhook_token
+    assert token is not None
+    request: dict[str, Any] = {"configMap": data, "secret": {"argo-why-token": token.get_secret_value()}, "app": app}
+    if templates is not None:
+        request["templates"] = templates
+    # In a thread: the bot answering the engine's request runs on this event loop.
+    proc = await asyncio.to_thread(subprocess.run, [str(binary)], input=json.dumps(request), capture_output=True,
+                                   text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    answer: dict[str, Any] = json.loads(proc.stdout)
+    return answer
 
 
 @pytest.fixture
@@ -138,21 +137,8 @@ def settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_u
     return service_settings(slack, argocd, kube, redis_url, tmp_path, monkeypatch)
 
 
-async def test_every_rendered_body_is_accepted_by_the_bot(go_render: Path, settings: Settings) -> None:
-    context = {"argocdUrl": ARGOCD_PUBLIC_URL}
-    bodies = {shape: render_template(go_render, _template_body(), app, context) for shape, app in SHAPES.items()}
-    async with running(settings, workers=0) as bot:
-        for shape, raw in bodies.items():
-            answer = await bot.webhook(None, raw=raw.encode())
-            assert answer.status_code == 202, f"{shape}: {answer.status_code} {answer.text}\n{raw}"
-        assert await bot.services.queue.depth() == len(SHAPES)
-
-
-@pytest.mark.parametrize("shape", list(SHAPES))
-def test_the_rendered_body_says_what_the_contract_says(go_render: Path, shape: str) -> None:
-    app = SHAPES[shape]
-    body = json.loads(render_template(go_render, _template_body(), app, {"argocdUrl": ARGOCD_PUBLIC_URL}))
-    assert body == webhook_body(app)  # the demo's stand-in for the template says the same as the template
+def _check_contract(shape: str, app: dict[str, Any], body: dict[str, Any]) -> None:
+    assert body == webhook_body(app), shape  # the demo's stand-in for the template says the same as the template
     for ref in body["outOfSyncResources"]:
         assert set(ref) == {"group", "version", "kind", "namespace", "name"}
     if shape == "core-kinds":
@@ -165,9 +151,46 @@ def test_the_rendered_body_says_what_the_contract_says(go_render: Path, shape: s
         assert body["operationState"] is None
 
 
-def test_without_argocd_url_in_the_context_the_body_says_null(go_render: Path) -> None:
-    body = json.loads(render_template(go_render, _template_body(), SHAPES["deployment"], {}))
-    assert body["argocdUrl"] is None
+async def test_every_body_the_engine_sends_is_accepted_by_the_bot_and_says_what_the_contract_says(
+    notify: Path, settings: Settings
+) -> None:
+    async with running(settings, workers=0) as bot:
+        for shape, app in SHAPES.items():
+            # What `argocd admin notifications template notify argo-why-drift APP` sends, whatever the trigger says.
+            answer = await run_notify(notify, bot, app, context={"argocdUrl": ARGOCD_PUBLIC_URL},
+                                      templates=["argo-why-drift"])  # fmt: skip
+            # The engine's webhook service counts only a 2xx as sent (any other status is an error, exit 1).
+            assert answer["sent"] == 1, shape
+            [sent] = answer["notifications"]
+            assert (sent["service"], sent["method"], sent["path"]) == ("argo-why", "POST", "/webhooks/argocd")
+            _check_contract(shape, app, json.loads(sent["body"]))
+        assert await bot.services.queue.depth() == len(SHAPES)
+
+
+async def test_the_trigger_fires_when_a_sync_did_not_settle_the_app(notify: Path, settings: Settings) -> None:
+    async with running(settings, workers=0) as bot:
+        fired = set()
+        for shape, app in SHAPES.items():
+            answer = await run_notify(notify, bot, app, context={"argocdUrl": ARGOCD_PUBLIC_URL})
+            [result] = answer["triggers"]["on-drift-after-sync"]
+            if result["triggered"]:
+                fired.add(shape)
+                assert answer["sent"] == 1 and result["templates"] == ["argo-why-drift"]
+            else:
+                assert answer["sent"] == 0
+        assert fired == set(SHAPES) - {"no-operation"}
+        settled = json.loads(json.dumps(SHAPES["deployment"]))
+        settled["status"]["reconciledAt"] = "2026-08-20T09:11:50Z"  # compared before the sync finished
+        answer = await run_notify(notify, bot, settled)
+        assert answer["triggers"]["on-drift-after-sync"][0]["triggered"] is False and answer["sent"] == 0
+        assert await bot.services.queue.depth() == len(fired)
+
+
+async def test_without_argocd_url_in_the_context_the_body_says_null(notify: Path, settings: Settings) -> None:
+    async with running(settings, workers=0) as bot:
+        answer = await run_notify(notify, bot, SHAPES["deployment"], templates=["argo-why-drift"])
+        assert answer["sent"] == 1
+        assert json.loads(answer["notifications"][0]["body"])["argocdUrl"] is None
 
 
 # --- install.sh adds, never replaces ------------------------------------------------------------------------------

@@ -1,7 +1,14 @@
 """The fake Argo CD API server of ``bot.demo`` (the offline demo runs against it), with the controls only tests use:
-``fail_next``/``drop_next`` (tests/fakes/injection.py), ``deny``, ``drop_cached_managed_fields`` and ``reset``."""
+``fail_next``/``drop_next`` (tests/fakes/injection.py), ``deny``, ``drop_cached_managed_fields`` and ``reset``;
+and :func:`argocd_diffs`, the diff source that makes its ``managed-resources`` Argo CD's own computation
+(``app_from_case(folder, diffs=argocd_diffs(argocd_diff))``) instead of the demo's Python reading of it.
+"""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.demo import fake_argocd
 from bot.demo.fake_argocd import (  # noqa: F401  (the demo's names, re-exported)
@@ -18,6 +25,7 @@ from bot.demo.fake_argocd import (  # noqa: F401  (the demo's names, re-exported
     TRACKING_ID,
     ApiError,
     Call,
+    DiffSource,
     LocalServer,
     Obj,
     Request,
@@ -29,6 +37,7 @@ from bot.demo.fake_argocd import (  # noqa: F401  (the demo's names, re-exported
     app_from_case,
     build_application,
     build_tree,
+    case_pairs,
     go_json,
     hide_secret_data,
     labels_match,
@@ -39,10 +48,46 @@ from bot.demo.fake_argocd import (  # noqa: F401  (the demo's names, re-exported
     parse_label_selector,
     plural,
     predict_live,
+    python_diffs,
     resource_diff,
     split_api_version,
 )
 from tests.fakes.injection import FailureInjection
+
+if TYPE_CHECKING:
+    from tests.argocd_diff import ArgoDiff, Mode
+
+
+def argocd_diffs(
+    helper: ArgoDiff, *, mode: Mode = "legacy", kubeconfig: Path | str | None = None, argocd_cm: Obj | None = None
+) -> DiffSource:
+    """A diff source computed by Argo CD's own code (tests/tools/argodiff): ``modified``, ``normalizedLiveState``
+    and ``predictedLiveState`` exactly as Argo CD's controller computes them in ``mode`` (server-side: a dry-run
+    on the API server of ``kubeconfig``), served in the ResourceDiff shape of :func:`resource_diff`."""
+
+    def source(pairs: list[tuple[Obj, Obj | None]]) -> list[Obj]:
+        answer = helper.diff(pairs, mode=mode, kubeconfig=kubeconfig, argocd_cm=argocd_cm)
+        out: list[Obj] = []
+        for (target, live), r in zip(pairs, answer.resources, strict=True):
+            diff: Obj = {}
+            if r.group:
+                diff["group"] = r.group
+            diff["kind"] = r.kind
+            if r.namespace:
+                diff["namespace"] = r.namespace
+            diff["name"] = r.name
+            diff["targetState"] = _state(target)
+            diff["liveState"] = _state(live)
+            diff["normalizedLiveState"] = _state(r.normalized_live)
+            diff["predictedLiveState"] = _state(r.predicted_live)
+            if live is not None and (live.get("metadata") or {}).get("resourceVersion"):
+                diff["resourceVersion"] = live["metadata"]["resourceVersion"]
+            if r.modified:
+                diff["modified"] = True
+            out.append(json.loads(json.dumps(diff)))
+        return out
+
+    return source
 
 
 class FakeArgoCD(FailureInjection, fake_argocd.FakeArgoCD):

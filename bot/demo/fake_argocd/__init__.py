@@ -21,9 +21,12 @@ from bot.demo.fake_argocd.applications import (
     REVISION,
     STARTED_AT,
     TRACKING_ID,
+    DiffSource,
     app_from_case,
     build_application,
     build_tree,
+    case_pairs,
+    python_diffs,
 )
 from bot.demo.fake_argocd.diffs import MERGEKEYS, list_semantics, predict_live, resource_diff
 from bot.demo.fake_argocd.masking import LAST_APPLIED, hide_secret_data, normalize_secret
@@ -61,6 +64,7 @@ __all__ = [
     "TRACKING_ID",
     "ApiError",
     "Call",
+    "DiffSource",
     "FakeArgoCD",
     "Key",
     "LocalServer",
@@ -70,6 +74,7 @@ __all__ = [
     "app_from_case",
     "build_application",
     "build_tree",
+    "case_pairs",
     "go_json",
     "hide_secret_data",
     "labels_match",
@@ -80,6 +85,7 @@ __all__ = [
     "parse_label_selector",
     "plural",
     "predict_live",
+    "python_diffs",
     "resource_diff",
     "split_api_version",
 ]

@@ -14,6 +14,7 @@ import json
 import re
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.demo.fake_argocd.diffs import resource_diff
@@ -242,23 +243,29 @@ def build_application(
     }
 
 
-def app_from_case(
-    case_dir: Path, *, self_heal: bool = False, ignore_status: bool = True
-) -> tuple[Obj, list[Obj], list[list[Obj]]]:
-    """What Argo CD reports for a casebook scenario: (Application, ResourceDiffs, renders).
+DiffSource = Callable[[list[tuple[Obj, Obj | None]]], list[Obj]]
+"""Computes the ResourceDiffs of ``managed-resources`` for (target, live) pairs, one per pair, in order. The demo's
+is :func:`python_diffs` (this package's reading of Argo CD); the tests plug in Argo CD's own diff."""
 
-    Every desired object becomes a ResourceDiff against its live counterpart (same group, kind, namespace, name);
-    live objects without a desired counterpart are not the app's resources. Renders are [desired, desired-again]
-    when the case has a second render, else [desired].
-    """
-    case = json.loads((case_dir / "case.json").read_text(encoding="utf-8"))
+
+def python_diffs(*, ignore_status: bool = True) -> DiffSource:
+    """The demo's diff source: :func:`resource_diff` on each pair."""
+
+    def source(pairs: list[tuple[Obj, Obj | None]]) -> list[Obj]:
+        return [resource_diff(target, live, ignore_status=ignore_status) for target, live in pairs]
+
+    return source
+
+
+def case_pairs(case_dir: Path) -> tuple[str, list[tuple[Obj, Obj | None]]]:
+    """A casebook scenario's (destination namespace, [(target, live), ...]): every desired object with its live
+    counterpart (same group, kind, namespace, name; None when missing); live objects without a desired
+    counterpart are not the app's resources."""
     desired = load_manifests(case_dir / "desired.yaml")
     lives = load_manifests(case_dir / "live.yaml")
-    again = case_dir / "desired-again.yaml"
-    renders = [desired, load_manifests(again)] if again.exists() else [desired]
     destination = _destination_namespace(desired)
     by_key = {object_key(live): live for live in lives}
-    diffs: list[Obj] = []
+    pairs: list[tuple[Obj, Obj | None]] = []
     for target in desired:
         key = object_key(target)
         live = by_key.get(key)
@@ -267,13 +274,31 @@ def app_from_case(
             target = copy.deepcopy(target)
             target["metadata"]["namespace"] = destination
             live = by_key[(key[0], key[1], destination, key[3])]
-        diffs.append(resource_diff(target, live, ignore_status=ignore_status))
-    matched = [_loads_state(d["liveState"]) for d in diffs]
+        pairs.append((target, live))
+    return destination, pairs
+
+
+def app_from_case(
+    case_dir: Path, *, self_heal: bool = False, ignore_status: bool = True, diffs: DiffSource | None = None
+) -> tuple[Obj, list[Obj], list[list[Obj]]]:
+    """What Argo CD reports for a casebook scenario: (Application, ResourceDiffs, renders).
+
+    The ResourceDiffs are those of ``diffs`` (default :func:`python_diffs`) on :func:`case_pairs`. Renders are
+    [desired, desired-again] when the case has a second render, else [desired].
+    """
+    case = json.loads((case_dir / "case.json").read_text(encoding="utf-8"))
+    desired = load_manifests(case_dir / "desired.yaml")
+    again = case_dir / "desired-again.yaml"
+    renders = [desired, load_manifests(again)] if again.exists() else [desired]
+    destination, pairs = case_pairs(case_dir)
+    source = diffs if diffs is not None else python_diffs(ignore_status=ignore_status)
+    resources = source(pairs)
+    matched = [_loads_state(d["liveState"]) for d in resources]
     app = build_application(
         str(case["app"]),
         destination,
-        diffs,
+        resources,
         self_heal=self_heal,
         server_side_apply=_uses_server_side_apply([m for m in matched if m is not None]),
     )
-    return app, diffs, renders
+    return app, resources, renders

@@ -103,7 +103,9 @@ def predict_live(live: Obj, target: Obj) -> Obj:
 
 def _normalized(obj: Obj, ignore_status: bool) -> Obj:
     obj = copy.deepcopy(obj)
-    (obj.get("metadata") or {}).pop("managedFields", None)
+    # gitops-engine's diff.Normalize removes creationTimestamp from both sides and keeps managedFields (Argo CD's UI
+    # hides them itself): checked against Argo CD's own diff by tests/test_argocd_standin.py.
+    (obj.get("metadata") or {}).pop("creationTimestamp", None)
     if ignore_status:
         obj.pop("status", None)
     return obj
@@ -112,9 +114,9 @@ def _normalized(obj: Obj, ignore_status: bool) -> Obj:
 def resource_diff(target: Obj | None, live: Obj | None, *, ignore_status: bool = True) -> Obj:
     """A ResourceDiff as ``managed-resources`` returns it (unmasked: ``add_app`` masks Secrets).
 
-    normalizedLiveState is live without managedFields, predictedLiveState the live object with ``target`` merged
-    in (``predict_live``), also without managedFields; with ``ignore_status`` (Argo CD 3.x default
-    ``ignoreResourceStatusField: all``) both lose ``status``. ``modified`` = predicted differs from normalized.
+    normalizedLiveState is live without creationTimestamp, predictedLiveState the live object with ``target``
+    merged in (``predict_live``), also without it (gitops-engine's Normalize); with ``ignore_status`` (Argo CD 3.x
+    default ``ignoreResourceStatusField: all``) both lose ``status``. ``modified`` = predicted differs from normalized.
     """
     ref = target if target is not None else live
     if ref is None:
