@@ -57,12 +57,14 @@ class DigestItem(BaseModel):
     report: dict[str, Any]
     reason: str | None = None
     """Why the analysis failed (``alert.status`` "failed")."""
+    channel: str | None = None
+    """The channel whose digest lists it (``None``, in entries written before channels were routed: SLACK_CHANNEL)."""
 
     def parsed_report(self) -> Report:
         return report_from_dict(self.report)
 
     @classmethod
-    def of(cls, alert: Alert, report: Report, reason: str | None = None) -> DigestItem:
+    def of(cls, alert: Alert, report: Report, reason: str | None = None, channel: str | None = None) -> DigestItem:
         """What the digest needs of a report, no more (it may list a thousand apps, rewritten at every flush): per
         finding the resource, pointer, cause and writer; the first warning."""
         findings = [{"resource": f.resource.to_dict(), "pointer": f.pointer, "cause": f.cause,
@@ -70,7 +72,7 @@ class DigestItem(BaseModel):
                                 "object": f.writer.object.to_dict() if f.writer.object else None}}
                     for f in report.findings]  # fmt: skip
         return cls(alert=alert, report={"app": report.app, "findings": findings, "warnings": report.warnings[:1]},
-                   reason=reason)  # fmt: skip
+                   reason=reason, channel=channel)  # fmt: skip
 
 
 class ReportState(StateModel, DigestItem):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -20,7 +19,6 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from bot.intake import Intake
 from bot.jobs import ActionId, ButtonJob, CommandJob, FixJob, NoteJob, app_key
 from bot.slack.render import error_message, help_message
-from bot.state import ReportState
 from bot.store import StoreUnavailable
 from bot.wording import slack as wording
 
@@ -90,19 +88,17 @@ def register(app: AsyncApp, services: Intake) -> None:
             return
         ns, name = parsed
         channel, user = str(command.get("channel_id")), str(command.get("user_id"))
-        try:
-            if sub == "mute":
-                seconds = parse_duration(words[2]) if len(words) > 2 else None
-                if seconds is None:
-                    await _ack_error(ack, wording.BAD_DURATION)
-                    return
-                await services.store.set_mute(app_key(name, ns), time.time() + seconds, user)
-                # the answer to the command itself: no response_url needed (a request may come without one)
-                await ack(text=wording.MUTED.format(user=user, app=app_key(name, ns), duration=words[2]),
-                          response_type="in_channel")  # fmt: skip
+        seconds = None
+        if sub == "mute":
+            seconds = parse_duration(words[2]) if len(words) > 2 else None
+            if seconds is None:
+                await _ack_error(ack, wording.BAD_DURATION)
                 return
-            job = CommandJob(command="why" if sub == "why" else "diff", app=name, app_namespace=ns, channel=channel,
-                             user=user, response_url=command.get("response_url"))  # fmt: skip
+        try:
+            # the worker checks that the app is visible in this channel before it mutes or answers anything
+            job = CommandJob(command=sub, app=name, app_namespace=ns, channel=channel, user=user,
+                             response_url=command.get("response_url"), mute_s=seconds,
+                             duration=words[2] if seconds else None)  # fmt: skip
             await services.queue.enqueue(job.payload())
         except StoreUnavailable:
             await _ack_error(ack, wording.STORE_DOWN)
@@ -152,19 +148,8 @@ def register(app: AsyncApp, services: Intake) -> None:
     @app.action(ActionId.MUTE)
     async def mute(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
         click = await _button(ack, body, ActionId.MUTE, respond)
-        if not click:
-            return
-        try:
-            state = await ReportState.load(services.store, click.state)
-            if state is None:
-                await _tell(respond, wording.STATE_EXPIRED)
-                return
-            await services.store.set_mute(state.app_key, time.time() + 24 * 3600, click.user)
-        except StoreUnavailable:
-            await _tell(respond, wording.STORE_DOWN)
-            return
-        note = wording.MUTED.format(user=click.user, app=state.app_key, duration="24h")
-        await _enqueue(NoteJob(channel=click.channel, thread_ts=click.thread_ts, text=note), respond)
+        if click:  # the worker checks that the app is visible here, mutes it and says so in the thread
+            await _enqueue(ButtonJob(type="mute", **asdict(click)), respond)
 
     async def _fix(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond, action_id: ActionId) -> None:
         """Open PR and Approve: everything is decided by the worker, from the signed payload's ``user.id``."""

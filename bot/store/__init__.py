@@ -32,10 +32,11 @@ key                                    value                                    
 ``<p>mute:<app_key>``                  JSON ``{"until": epoch s, "by": user id}``              expires at ``until``
 ``<p>muted``                           hash app_key -> the same JSON: every mute, kept after   31 days after the last
                                        it ends until the mute-expiry job has handled it         mute
-``<p>alerts``                          sorted set: app_key scored by its last alert time       ``window_s`` of the last
-                                                                                                call, trimmed each call
-``<p>digest``                          hash app_key -> JSON payload waiting for the digest;    7 days after the last
-                                       removed only once Slack accepted the digest listing it   add
+``<p>alerts``, ``<p>alerts:<channel>`` sorted set: app_key scored by its last alert time, one   ``window_s`` of the last
+                                       per alert channel (bursts are counted per channel)       call, trimmed each call
+``<p>digest``                          hash app_key -> JSON payload waiting for the digest     7 days after the last
+                                       (its ``channel`` says which channel's digest); removed   add
+                                       only once Slack accepted the digest listing it
 ``<p>drifting``                        sorted set: app_key of every thread in status ``drift``  30 days after the last
                                        scored by the start of its episode (reminders, the       thread save
                                        daily summary); names starting with ``__`` (the digest)
