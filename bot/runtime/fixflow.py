@@ -201,8 +201,8 @@ class FixFlow:
     async def _not_yet(self, job: FixJob, p: Proposal, d: Decision, allowed: list[str], project: str | None) -> None:
         routed = first_match(project, self.s.settings.git.approver_routes) is not None  # say the project's approvers
         if d.outcome == "nobody-may":
-            await self._audit(job, p, "refused", reason="APPROVER_ROUTES gives nobody" if routed else "APPROVERS is empty",
-                              project=project or "")  # fmt: skip
+            reason = "APPROVER_ROUTES gives nobody" if routed else "APPROVERS is empty"
+            await self._audit(job, p, "refused", reason=reason, project=project or "")
             await self._thread(job, fix_notice(wording.SLACK_PR_REFUSED, app=p.app, user=job.user))
             nobody = (ephemeral_notice(wording.SLACK_PR_NOBODY_PROJECT, project=f"`{project}`") if routed
                       else ephemeral_notice(wording.SLACK_PR_NOBODY))  # fmt: skip
