@@ -102,7 +102,7 @@ app.kubernetes.io/component: redis
 {{- fail "argocd.clusterContexts names kube contexts: mount the kubeconfig that defines them with kubeconfig.secret" }}
 {{- end }}
 {{- $secretNames := list "REDIS_URL" "REDIS_PASSWORD" "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "ARGOCD_TOKEN" "WEBHOOK_TOKEN" "GIT_TOKEN" }}
-{{- $chartNames := list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED" }}
+{{- $chartNames := list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED" "CHANNEL_ROUTES" "APPROVER_ROUTES" }}
 {{- $names := keys $v.env }}
 {{- range $v.extraEnv }}{{ $names = append $names .name }}{{ end }}
 {{- range $name := $names }}
@@ -135,3 +135,17 @@ literal next to a Secret that also holds it. */}}
   valueFrom: {secretKeyRef: {name: {{ $v.externalRedis.existingSecret }}, key: {{ $v.externalRedis.existingSecretKey }}}}
 {{- end }}
 {{- end }}
+
+{{/*
+A route list ([{project, channel}] or [{project, approvers}]) as the bot reads CHANNEL_ROUTES and APPROVER_ROUTES:
+project=value entries separated by ";", in the order given (first match wins; a map would lose the order).
+*/}}
+{{- define "argo-why.routes" -}}
+{{- $out := list -}}
+{{- range .routes -}}
+{{- $value := index . $.key -}}
+{{- if kindIs "slice" $value }}{{ $value = join " " $value }}{{ end -}}
+{{- $out = append $out (printf "%s=%s" .project $value) -}}
+{{- end -}}
+{{- join ";" $out -}}
+{{- end -}}
