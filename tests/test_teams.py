@@ -11,20 +11,25 @@ from __future__ import annotations
 
 import copy
 import json
+import string
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import strategies as st
 from pydantic import SecretStr
 
+from bot.app import build_services
 from bot.config import GitSettings, Settings
 from bot.demo import EXAMPLES
 from bot.demo.fake_argocd import app_from_case, app_project
 from bot.demo.fake_kube import context_from_case
 from bot.demo.gitops import REPO, gitops_files, root_application, tracked_by
 from bot.demo.runner import webhook_body
-from bot.runtime.routes import RoutesUnresolved, check_channel_routes
+from bot.runtime.routes import Router, RoutesUnresolved, check_channel_routes
 from bot.slack.channels import Channels
 from bot.slack.poster import SlackPoster, make_client
 from tests.conftest import CASEBOOK
@@ -111,6 +116,20 @@ async def test_every_source_routes_in_its_order(settings: Settings, slack: FakeS
     [lost] = [m for m in parents(slack, CHANNEL) if "unknown-name" in json.dumps(m)]
     note = " ".join(r["text"] for r in slack.thread(CHANNEL, lost["ts"]))
     assert "#no-such-team" in note and "no channel" in note and "argo-why.io/channel" in note
+
+
+async def test_a_channel_id_the_bot_cannot_post_in_sends_the_alert_to_slack_channel_saying_why(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    app = team_app(argocd, kube, "uninvited", "team-a", {"argo-why.io/channel": "C0NOTINVITED"})
+    slack.error_next("chat.postMessage", "not_in_channel")
+    async with running(settings) as bot:
+        await bot.webhook(webhook_body(app))
+        await bot.settle()
+    [parent] = parents(slack, CHANNEL)
+    assert "uninvited" in parent["text"] and parents(slack, TEAM_A) == []
+    note = " ".join(r["text"] for r in slack.thread(CHANNEL, parent["ts"]))
+    assert "<#C0NOTINVITED>" in note and "not_in_channel" in note
 
 
 async def test_a_name_in_channel_routes_that_slack_does_not_know_stops_the_start(settings: Settings,
@@ -286,3 +305,29 @@ async def test_approvers_of_one_team_may_not_approve_the_others_fixes(
     assert [(a["user"], a["decision"], a.get("project")) for a in audit if a["decision"] in ("refused", "opened")] == [
         (BOB, "refused", "team-a"), ("U0ROOT", "refused", "team-a"), (ALICE, "refused", "team-b"),
         (BOB, "opened", None)]  # fmt: skip
+
+
+# --- fuzzed channels: a channel or a line saying why, never a crash or a lost alert -------------------------------
+
+_CHANNEL_TEXT = st.one_of(
+    st.sampled_from(["#team-a", "team-b", TEAM_C, "#no-such-team", "", " ", "#", "C0", "G0PRIVATE0", "#Team-A"]),
+    st.text(alphabet=string.ascii_letters + string.digits + "#-_ .,;é\n", max_size=40),
+)
+
+
+@hypothesis.settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=_CHANNEL_TEXT, where=st.sampled_from(["argo-why.io/channel", SUBSCRIBE]))
+async def test_fuzzed_channel_annotations_route_somewhere_and_say_why(
+    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes, value: str, where: str
+) -> None:
+    team_app(argocd, kube, "fuzzed", "default", {where: value})
+    services = build_services(settings)
+    try:
+        routed = await Router(services).route("fuzzed", "argocd")
+    finally:
+        await services.store.close()
+        await services.queue.close()
+    # an ID is taken as given (no scope needed): if Slack refuses it, the post falls back (the next test)
+    assert routed.channel in (TEAM_A, TEAM_B, TEAM_C, CHANNEL) or routed.channel == value.strip()
+    if routed.channel == CHANNEL and where == "argo-why.io/channel":
+        assert routed.note and "fuzzed" in routed.note  # the alert goes to SLACK_CHANNEL with a line saying why

@@ -9,7 +9,8 @@ instead of a parent each, and so do the failures of a burst or of an Argo CD out
 Channels: every alert goes to the app's channel as :class:`bot.runtime.routes.Router` reads it from Argo CD at that
 moment (annotations, subscription, ``CHANNEL_ROUTES``, ``SLACK_CHANNEL``); bursts are counted per channel. An app
 whose channel changed while it has a thread gets a new thread in the new channel, and its old thread says where it
-went; an alert that could not go to its channel goes to ``SLACK_CHANNEL`` with a reply saying why.
+went; an alert that could not go to its channel (a name Slack does not know, a channel the bot may not post in) goes
+to ``SLACK_CHANNEL`` with a reply saying why.
 
 Exactly once: an alert is handled under its app's lock (:mod:`bot.runtime.serial`), so two alerts for one app never both
 find "no thread"; every post goes through the outbox (:mod:`bot.slack.outbox`): the parent under the key
@@ -37,6 +38,7 @@ from bot.runtime.fixflow import FixFlow
 from bot.runtime.routes import Routed
 from bot.runtime.serial import AppLocks
 from bot.runtime.services import Services
+from bot.slack.poster import SlackRefused
 from bot.slack.render import Alert, Buttons, Message, diff_message, error_message, parent_message, thread_messages
 from bot.slack.render.fixes import FixButtons
 from bot.sources.argocd import ArgoCDError
@@ -49,6 +51,8 @@ from bot.wording import slack as wording
 log = logging.getLogger("argo_why.alerts")
 STATE_TTL_S = 14 * 24 * 3600
 _TRANSIENT = (None, 429, 500, 502, 503, 504)  # no answer at all, or Argo CD overloaded or down
+# chat.postMessage's answers for a channel the bot cannot post in: the alert goes to SLACK_CHANNEL instead
+_CHANNEL_REFUSALS = ("channel_not_found", "not_in_channel", "is_archived", "restricted_action")
 
 
 def fingerprint(report: Report) -> str:
@@ -154,8 +158,17 @@ class Alerts:
         now = time.time()
         if ref is None:
             alert = replace(alert, unsettled_syncs=1)
-            post_key = f"parent:{routed.channel}:{key}"
-            ch, ts = await self._parent(routed.channel, None, report, alert, controls, key=post_key)
+            try:
+                post_key = f"parent:{routed.channel}:{key}"
+                ch, ts = await self._parent(routed.channel, None, report, alert, controls, key=post_key)
+            except SlackRefused as e:  # the route names a channel the bot cannot post in: SLACK_CHANNEL says why
+                if routed.channel == self.s.channel or e.error not in _CHANNEL_REFUSALS:
+                    raise
+                reason = wording.ROUTE_REFUSED.format(channel=routed.channel, error=e.error)
+                routed = replace(routed, channel=self.s.channel,
+                                 note=wording.ROUTE_FALLBACK.format(app=name, reasons=reason))  # fmt: skip
+                post_key = f"parent:{routed.channel}:{key}"
+                ch, ts = await self._parent(routed.channel, None, report, alert, controls, key=post_key)
             ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1, updated=now,
                             last_alert=job.key, counted=[job.key], report_state=controls.state, since=now,
                             analysed=analysed)  # fmt: skip

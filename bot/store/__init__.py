@@ -27,7 +27,9 @@ key                                    value                                    
 =====================================  ======================================================  ======================
 ``<p>seen:<key>``                      ``"1"`` -- dedupe mark of a Slack click or signed       ``ttl_s`` of the call
                                        request; ``forget`` deletes it
-``<p>thread:<app_key>``                JSON :class:`ThreadRef` (Slack thread of the app)       30 days, reset on save
+``<p>thread:<app_key>``                JSON :class:`ThreadRef` (Slack thread of the app, in    30 days, reset on save
+                                       the channel it was routed to); ``__digest__`` and
+                                       ``__digest__:<channel>``: each channel's digest message
 ``<p>state:<kind>:<token>``            JSON payload behind a button value                      ``ttl_s`` of the call
 ``<p>mute:<app_key>``                  JSON ``{"until": epoch s, "by": user id}``              expires at ``until``
 ``<p>muted``                           hash app_key -> the same JSON: every mute, kept after   31 days after the last

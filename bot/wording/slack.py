@@ -250,6 +250,7 @@ ROUTE_SOURCES = {
     "default": "SLACK_CHANNEL",
 }
 ROUTE_FALLBACK = "The alerts of {app} are posted here instead of their own channel: {reasons}."
+ROUTE_REFUSED = "Slack refused to post in <#{channel}> ({error}: invite argo-why there, or fix the route)"
 ROUTE_MOVED_OLD = (
     ":arrow_right: The alerts of {app} now go to <#{channel}> ({source}); this thread is not updated any more."
 )
