@@ -1,9 +1,10 @@
 """Slack slash commands (``/argo ...``) and buttons, as Bolt listeners.
 
 Every listener acknowledges first (Slack wants an answer within 3 s), validates
-its input before any call, and either answers at once (help, mute, errors,
-always ephemeral for errors) or puts a job on the durable queue for the worker,
-which answers in the channel. Button values are opaque ids of state kept in the
+its input before any call, and either answers at once (help, errors, always
+ephemeral) or puts a job on the durable queue for the worker, which checks that
+the app is visible where it was asked about (its channel, or a DM with one of its
+approvers), then answers: why, diff, mute and every button. Button values are opaque ids of state kept in the
 store; a double click (same ``action_ts``, user and action) is handled once.
 """
 

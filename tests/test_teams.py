@@ -29,6 +29,7 @@ from bot.demo.fake_argocd import app_from_case, app_project
 from bot.demo.fake_kube import context_from_case
 from bot.demo.gitops import REPO, gitops_files, root_application, tracked_by
 from bot.demo.runner import webhook_body
+from bot.runtime.reminders import Reminders
 from bot.runtime.routes import Router, RoutesUnresolved, check_channel_routes
 from bot.slack.channels import Channels
 from bot.slack.poster import SlackPoster, make_client
@@ -305,6 +306,22 @@ async def test_approvers_of_one_team_may_not_approve_the_others_fixes(
     assert [(a["user"], a["decision"], a.get("project")) for a in audit if a["decision"] in ("refused", "opened")] == [
         (BOB, "refused", "team-a"), ("U0ROOT", "refused", "team-a"), (ALICE, "refused", "team-b"),
         (BOB, "opened", None)]  # fmt: skip
+
+
+async def test_the_daily_summary_is_one_message_per_channel_about_its_own_apps(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    apps = [team_app(argocd, kube, "a-summary", "team-a"), team_app(argocd, kube, "b-summary", "team-b")]
+    async with running(settings) as bot:
+        for app in apps:
+            await bot.webhook(webhook_body(app))
+        await bot.settle()
+        assert await Reminders(bot.services).summary() == 2
+        assert await Reminders(bot.services).summary() == 2  # run again (another replica): nothing said twice
+    team_a, team_b = parents(slack, TEAM_A), parents(slack, TEAM_B)
+    assert len(team_a) == 2 and len(team_b) == 2 and parents(slack, CHANNEL) == []
+    for summary, own, other in ((team_a[1], "a-summary", "b-summary"), (team_b[1], "b-summary", "a-summary")):
+        assert "drifting longest" in summary["text"] and own in summary["text"] and other not in summary["text"]
 
 
 # --- fuzzed channels: a channel or a line saying why, never a crash or a lost alert -------------------------------

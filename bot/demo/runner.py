@@ -29,7 +29,7 @@ import httpx
 import uvicorn
 from pydantic import SecretStr
 
-from bot.app import build_app, build_services
+from bot.app import KEEP_ALIVE_S, build_app, build_services
 from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 from bot.demo.fake_argocd import FakeArgoCD, app_from_case, app_project
 from bot.demo.fake_git import FakeGitHub
@@ -130,7 +130,8 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
                                   channel_routes={SHOP_PROJECT: "#shop"})  # fmt: skip
         services = build_services(settings)
         port = free_port()
-        server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning"))
+        server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning",
+                                               timeout_keep_alive=KEEP_ALIVE_S))  # as `serve` does  # fmt: skip
         serving = asyncio.create_task(server.serve())
         while not server.started:
             await asyncio.sleep(0.02)
