@@ -133,6 +133,23 @@ async def test_a_channel_id_the_bot_cannot_post_in_sends_the_alert_to_slack_chan
     assert "<#C0NOTINVITED>" in note and "not_in_channel" in note
 
 
+async def test_alerts_in_a_burst_that_cannot_go_to_their_channel_say_why_in_the_digest(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    settings.runtime.digest_threshold = 1
+    apps = [team_app(argocd, kube, f"lost-{i}", "misc", {"argo-why.io/channel": "#gone"}) for i in range(3)]
+    async with running(settings) as bot:
+        for app in apps:
+            await bot.webhook(webhook_body(app))
+        await bot.settle()
+        await until(lambda: len(parents(slack, CHANNEL)) == 2 and "lost-2" in json.dumps(parents(slack, CHANNEL)[1]))
+        await until(lambda: len(slack.thread(CHANNEL, parents(slack, CHANNEL)[1]["ts"])) == 2)
+    single, digest = parents(slack, CHANNEL)
+    notes = [r["text"] for r in slack.thread(CHANNEL, digest["ts"])]
+    assert all("#gone" in n for n in notes) and {"lost-1", "lost-2"} == {n.split()[3] for n in notes}
+    assert any("#gone" in r["text"] for r in slack.thread(CHANNEL, single["ts"]))
+
+
 async def test_a_name_in_channel_routes_that_slack_does_not_know_stops_the_start(settings: Settings,
                                                                                 slack: FakeSlack) -> None:  # fmt: skip
     async with running(settings, workers=0) as bot:

@@ -150,7 +150,7 @@ class Alerts:
             await self._moved(ref, routed, key)
             moved_from, ref = ref.channel, None
         if ref is None and await self._burst(key, routed.channel):
-            item = DigestItem.of(alert, report, channel=routed.channel)
+            item = DigestItem.of(alert, report, channel=routed.channel, route_note=routed.note)
             await self.s.store.add_to_digest(key, item.model_dump(mode="json"))
             return
         controls = await self._controls(key, name, ns, alert, report)
@@ -240,7 +240,8 @@ class Alerts:
             return False
         alert = self.alert(job.app, job.body.app.namespace, project=job.body.app.project,
                            revision=job.body.sync.revision, status="failed")  # fmt: skip
-        item = DigestItem.of(alert, Report(app=job.app), reason=str(failure), channel=routed.channel)
+        item = DigestItem.of(alert, Report(app=job.app), reason=str(failure), channel=routed.channel,
+                             route_note=routed.note)  # fmt: skip
         await self.s.store.add_to_digest(key, item.model_dump(mode="json"))
         return True
 

@@ -11,6 +11,8 @@ as a CSV file in its thread (once) and says so.
 One digest per channel: every buffered alert carries its app's channel (:mod:`bot.runtime.routes`), and each channel
 has a digest message of its own (thread-map key ``__digest__`` for ``SLACK_CHANNEL``, ``__digest__:<channel ID>`` for
 the others; outbox key ``parent:`` and the same), so a storm in one team's channel never buries another team's alerts.
+An alert listed in ``SLACK_CHANNEL``'s digest because its own channel could not be used gets a reply in the digest's
+thread saying why (outbox key ``route-note:<app_key>:<digest ts>``).
 The window of a channel's digest is closed by the flush that finds it passed: this replica looks at every channel it
 has posted a digest in, any replica at the channel of a new burst.
 """
@@ -26,7 +28,7 @@ from datetime import UTC, datetime
 
 from bot.runtime.alerts import Alerts
 from bot.runtime.services import Services
-from bot.slack.render import Alert, Buttons, digest_message
+from bot.slack.render import Alert, Buttons, Message, digest_message
 from bot.slack.render.blocks import MAX_BLOCKS
 from bot.slack.render.digest import DigestEntry, digest_list, lines_fit
 from bot.slack.render.escaping import plural
@@ -132,6 +134,10 @@ class Digest:
         self._open.add(target)
         if not current:
             await self.s.outbox.forget(f"parent:{key}")
+        for app_key, item in sorted(new.items()):  # an alert that is here instead of its own channel says why
+            if item.route_note:
+                await self.s.outbox.post(channel, Message(text=item.route_note, blocks=[]), thread_ts=ts,
+                                         key=f"route-note:{app_key}:{ts}")  # fmt: skip
         await self.s.store.take_from_digest(raw)
         return len(new)
 
