@@ -266,3 +266,7 @@ SLACK_PR_NOBODY_PROJECT = (
     "Nobody may approve fixes of project {project}: give it approvers in APPROVER_ROUTES (or set APPROVERS) in "
     "argo-why's configuration, then click again."
 )
+# The drift page's link, in the first message of each thread (bot/slack/render/thread.py): {link} the signed link
+# (labelled SLACK_FULL_DIFF_LINK), {hours} how long it works.
+SLACK_FULL_DIFF = "{link}: Git beside the live objects, every line with its writer (link valid {hours} h)"
+SLACK_FULL_DIFF_LINK = "Full diff"
