@@ -7,12 +7,15 @@ at any point loses nothing: the next flush, on whichever replica leads, lists it
 message is updated with every new app; the apps it lists are kept with it (:class:`DigestState`), so any replica
 continues it. When the window has passed, a digest too long for one line per app gets the full list of its apps
 as a CSV file in its thread (once) and says so.
+
+One flush at a time across replicas, under the lock ``lock:digest`` held with a lease of ``LEASE_S`` renewed while
+the flush runs (:func:`bot.serial.leased`): a replica that dies mid-flush holds the digest back for at most
+``LEASE_S``, and one that stops releases the lock however its flush ended.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import replace
@@ -21,13 +24,14 @@ from datetime import UTC, datetime
 from bot import wording
 from bot.alerts import Alerts
 from bot.config import required
+from bot.serial import leased
 from bot.services import Services
 from bot.slack.render import Alert, Buttons, digest_message
 from bot.slack.render.blocks import MAX_BLOCKS
 from bot.slack.render.digest import DigestEntry, digest_list, lines_fit
 from bot.slack.render.escaping import plural
 from bot.state import DigestItem, DigestState, ThreadRef
-from bot.store import StoreUnavailable, drift_start, json_object
+from bot.store import drift_start, json_object
 
 log = logging.getLogger("argo_why.digest")
 DIGEST_KEY = "__digest__"
@@ -35,7 +39,7 @@ DIGEST_KEY = "__digest__"
 DIGEST_POST = f"parent:{DIGEST_KEY}"
 STATE_TTL_S = 24 * 3600  # the apps of a digest, until its window has closed and its list was attached
 DIGEST_LOCK = "digest"
-LOCK_TTL_S = 120
+LEASE_S = 15
 
 
 def _entries(items: dict[str, DigestItem]) -> tuple[list[DigestEntry], dict[str, str]]:
@@ -60,14 +64,8 @@ class Digest:
 
         One flush at a time, in this process and across replicas (``lock:digest``): two at once could both post
         a new digest message. A flush that finds the lock taken does nothing (the other one posts)."""
-        async with self._running:
-            if not await self.s.store.acquire_lock(DIGEST_LOCK, self.owner, LOCK_TTL_S):
-                return 0
-            try:
-                return await self._flush()
-            finally:
-                with contextlib.suppress(StoreUnavailable):
-                    await self.s.store.release_lock(DIGEST_LOCK, self.owner)
+        async with self._running, leased(self.s.store, DIGEST_LOCK, self.owner, LEASE_S) as held:
+            return await self._flush() if held else 0
 
     async def _flush(self) -> int:
         window = self.s.settings.runtime.digest_window_s
