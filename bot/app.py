@@ -27,12 +27,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bot.clients import argocd_factory, clusters, git_factory
 from bot.config import Settings, required
 from bot.health import OK, SlackAuth, store_state
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
-from bot.runtime import Runtime
-from bot.services import Services, argocd_factory, clusters, git_factory
+from bot.runtime import Runtime, Services
 from bot.slack.directory import Directory
 from bot.slack.outbox import Outbox
 from bot.slack.poster import SlackPoster, make_client
@@ -60,7 +60,8 @@ def build_services(settings: Settings, metrics: Metrics | None = None) -> Servic
     return Services(settings=settings, store=store, queue=queue, metrics=metrics, poster=poster,
                     outbox=Outbox(poster, store),
                     argocd=argocd_factory(settings.argocd), cluster=clusters(settings.argocd),
-                    directory=Directory(poster), git=git_factory(settings.git))  # fmt: skip
+                    directory=Directory(poster), channel=required(slack.channel, "SLACK_CHANNEL"),
+                    git=git_factory(settings.git))  # fmt: skip
 
 
 def build_bolt(services: Services) -> AsyncApp:

@@ -56,7 +56,7 @@ def render(report: Report, fmt: str) -> str:
             "thread": [m.to_dict() for m in thread_messages(report, alert)],
         }
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    from bot.render.text import render as render_text
+    from bot.report.text import render as render_text
 
     return render_text(report)
 
@@ -89,8 +89,8 @@ def exit_status(report: Report) -> int:
 def cmd_why(args: argparse.Namespace) -> int:
     import asyncio
 
+    from bot.clients import argocd_factory, clusters
     from bot.config import load_settings
-    from bot.services import argocd_factory, clusters
     from bot.why import investigate
 
     cfg = load_settings().argocd

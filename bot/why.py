@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot import wording
 from bot.analysis import ObjKey, covers, deep_equal, diff_objects, explain, object_key, ref_key, resource_ref
 from bot.model import Finding, Report
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, ResourceDiff
 from bot.sources.cluster import Clusters, ClusterSource
+from bot.wording import report as wording
 
 _LOOP_CAUSES = frozenset({"autoscaler", "operator", "mutating-webhook", "other-gitops", "shared-resource"})
 

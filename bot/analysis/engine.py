@@ -19,7 +19,6 @@ from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 from typing import Any
 
-from bot import wording
 from bot.analysis import masking
 from bot.analysis.causes import ObjectInputs, decide
 from bot.analysis.context import ContextIndex, meta, tracked_app
@@ -30,6 +29,7 @@ from bot.analysis.pointer import MISSING, covers, join
 from bot.analysis.rules import propose, rule_paths
 from bot.analysis.schema import group_of
 from bot.model import Finding, Report, ResourceRef
+from bot.wording import report as wording
 
 ObjKey = tuple[str, str, str, str]
 

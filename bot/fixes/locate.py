@@ -25,7 +25,6 @@ from typing import Any, Literal, Protocol
 
 import yaml
 
-from bot import wording
 from bot.sources.git import (
     FileContent,
     GitHost,
@@ -36,6 +35,7 @@ from bot.sources.git import (
     parse_repo_url,
     parse_web_url,
 )
+from bot.wording import pr as wording
 
 DEFINITION_ANNOTATION = "argo-why.io/definition"
 TRACKING_ID = "argocd.argoproj.io/tracking-id"

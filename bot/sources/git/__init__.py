@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot import wording
 from bot.config import ConfigError
 from bot.sources.git.base import FileContent, GitHost, GitHostError, PullRequest, RepoRef
 from bot.sources.git.github import API_URL as GITHUB_API_URL
@@ -24,6 +23,7 @@ from bot.sources.git.urls import (
     parse_repo_url,
     parse_web_url,
 )
+from bot.wording import cli as wording
 
 __all__ = [
     "GITHUB_API_URL",

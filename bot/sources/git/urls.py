@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from bot import wording
 from bot.sources.git.base import Provider, RepoRef
+from bot.wording import cli as wording
 
 GITHUB_WEB_HOST = "github.com"
 GITHUB_API_HOST = "api.github.com"

@@ -11,8 +11,8 @@ from itertools import groupby
 
 import yaml
 
-from bot import wording
 from bot.model import Finding, Report
+from bot.wording import report as wording
 
 
 def _yaml(data: object, indent: int) -> str:

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
-from bot.services import Services
+from bot.runtime.services import Services
 from bot.sources.argocd import ArgoCDError
 from bot.store import drift_start
 
