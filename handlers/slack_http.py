@@ -45,7 +45,8 @@ REPLAY_TTL_S = 2 * WINDOW_S + 60  # a signature is valid 5 minutes either side o
 _OBJECTS = ("user", "team", "channel", "container", "message", "enterprise", "view", "state", "event", "item",
             "previous_message", "assistant_thread", "function_data")  # fmt: skip
 _LISTS = ("actions", "authorizations")
-_STRINGS = ("type", "action_id", "block_id", "value", "action_ts", "callback_id", "trigger_id", "response_url")
+_STRINGS = ("type", "action_id", "block_id", "value", "action_ts", "callback_id", "trigger_id", "response_url", "id",
+            "channel_id", "message_ts", "thread_ts", "ts", "team_id", "user_id", "api_app_id", "event_id")  # fmt: skip
 MAX_DEPTH = 64  # Slack's deepest payloads (rich text in a view's state) are a few dozen levels
 _TIMESTAMP_DIGITS = 12  # seconds since 1970 stay under 12 digits until the year 33658
 
