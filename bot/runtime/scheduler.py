@@ -88,7 +88,7 @@ class Scheduler:
             for task in late:
                 task.cancel()
             if late:
-                log.warning("%d scheduled job(s) still running at the end of the grace period: cut short",
+                log.warning("scheduled jobs still running at the end of the grace period, cut short: %d",
                             len(late))  # fmt: skip
                 await asyncio.gather(*late, return_exceptions=True)
 
