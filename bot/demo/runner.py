@@ -27,7 +27,7 @@ import httpx
 import uvicorn
 from pydantic import SecretStr
 
-from bot.app import build_app, build_services
+from bot.app import KEEP_ALIVE_S, build_app, build_services
 from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 from bot.demo.fake_argocd import FakeArgoCD, app_from_case
 from bot.demo.fake_git import FakeGitHub
@@ -120,7 +120,9 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
                                   webhook_token=webhook_token, channel=CHANNEL, interval_s=0.2)  # fmt: skip
         services = build_services(settings)
         port = free_port()
-        server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning"))
+        # as `argo-why serve` does: the server never closes an idle connection the client is about to reuse
+        server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning",
+                                               timeout_keep_alive=KEEP_ALIVE_S))  # fmt: skip
         serving = asyncio.create_task(server.serve())
         while not server.started:
             await asyncio.sleep(0.02)
