@@ -56,6 +56,7 @@ class Scheduler:
         self._sched: AsyncIOScheduler | None = None
         self._halted = False
         self._running: set[asyncio.Task[object]] = set()
+        self._leasing: set[asyncio.Task[object]] = set()
 
     async def start(self) -> None:
         """Start in the running event loop; the lease is tried at once, the jobs run from their first interval."""
@@ -94,6 +95,10 @@ class Scheduler:
 
     async def stop(self) -> None:
         if self._sched is not None:
+            # a lease refresh in flight is let finish: cancelled, APScheduler would log it with a traceback
+            self._sched.remove_job("lease")
+            if self._leasing:
+                await asyncio.wait(set(self._leasing), timeout=self.tick_s * 2)
             self._sched.shutdown(wait=False)
             self._sched = None
         if self.leader:
@@ -104,6 +109,10 @@ class Scheduler:
                 log.warning("could not release the scheduler lease (it expires by itself): %s", e)
 
     async def _lease(self) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._leasing.add(task)
+            task.add_done_callback(self._leasing.discard)
         try:
             if self.leader:
                 self.leader = await self.store.refresh_lock(LEADER_LOCK, self.replica, self.lease_s)
