@@ -6,6 +6,10 @@ ephemeral) or puts a job on the durable queue for the worker, which checks that
 the app is visible where it was asked about (its channel, or a DM with one of its
 approvers), then answers: why, diff, mute and every button. Button values are opaque ids of state kept in the
 store; a double click (same ``action_ts``, user and action) is handled once.
+
+An answer through a ``response_url`` that fails (refused, timed out) is logged once and changes nothing. A signed
+request that still makes Bolt or a listener fail (what :mod:`handlers.slack_http` could not foresee) is answered 400
+and logged in one line, never with a traceback.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import aiohttp
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_bolt.response import BoltResponse
 
 from bot.intake import Intake
 from bot.jobs import ActionId, ButtonJob, CommandJob, FixJob, NoteJob, app_key
@@ -62,6 +68,8 @@ async def _tell(respond: AsyncRespond, text: str) -> None:
         await respond(text=text, response_type="ephemeral", replace_original=False)
     except ValueError:  # Bolt's way of saying that the request carried no response_url
         log.info("no response_url to answer %r", text)
+    except (TimeoutError, aiohttp.ClientError, OSError) as e:  # the answer is lost, nothing else is
+        log.warning("could not answer through the response_url (%s): %s", type(e).__name__, e)
 
 
 async def _ack_error(ack: AsyncAck, text: str) -> None:
@@ -70,7 +78,13 @@ async def _ack_error(ack: AsyncAck, text: str) -> None:
 
 
 def register(app: AsyncApp, services: Intake) -> None:
-    """Attach the ``/argo`` command and the button listeners to a Bolt app."""
+    """Attach the ``/argo`` command and the button listeners to a Bolt app, and its error handler."""
+
+    @app.error
+    async def refuse(error: Exception) -> BoltResponse:
+        log.warning("signed Slack request refused: Bolt could not handle it (%s: %s)", type(error).__name__,
+                    str(error)[:200])  # fmt: skip
+        return BoltResponse(status=400, body={"error": "malformed request"})
 
     @app.command("/argo")
     async def argo_command(ack: AsyncAck, command: dict[str, Any]) -> None:

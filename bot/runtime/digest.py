@@ -15,25 +15,28 @@ An alert listed in ``SLACK_CHANNEL``'s digest because its own channel could not 
 thread saying why (outbox key ``route-note:<app_key>:<digest ts>``).
 The window of a channel's digest is closed by the flush that finds it passed: this replica looks at every channel it
 has posted a digest in, any replica at the channel of a new burst.
+One flush at a time across replicas, under the lock ``lock:digest`` held with a lease of ``LEASE_S`` renewed while
+the flush runs (:func:`bot.runtime.serial.leased`): a replica that dies mid-flush holds the digest back for at most
+``LEASE_S``, and one that stops releases the lock however its flush ended.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot.runtime.alerts import Alerts
+from bot.runtime.serial import leased
 from bot.runtime.services import Services
 from bot.slack.render import Alert, Buttons, Message, digest_message
 from bot.slack.render.blocks import MAX_BLOCKS
 from bot.slack.render.digest import DigestEntry, digest_list, lines_fit
 from bot.slack.render.escaping import plural
 from bot.state import DigestItem, DigestState
-from bot.store import StoreUnavailable, ThreadRef, drift_start, json_object
+from bot.store import ThreadRef, drift_start, json_object
 from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.digest")
@@ -42,7 +45,7 @@ DIGEST_KEY = "__digest__"
 DIGEST_POST = f"parent:{DIGEST_KEY}"
 STATE_TTL_S = 24 * 3600  # the apps of a digest, until its window has closed and its list was attached
 DIGEST_LOCK = "digest"
-LOCK_TTL_S = 120
+LEASE_S = 15
 
 
 def digest_key(channel: str, default: str) -> str:
@@ -73,14 +76,8 @@ class Digest:
 
         One flush at a time, in this process and across replicas (``lock:digest``): two at once could both post
         a new digest message. A flush that finds the lock taken does nothing (the other one posts)."""
-        async with self._running:
-            if not await self.s.store.acquire_lock(DIGEST_LOCK, self.owner, LOCK_TTL_S):
-                return 0
-            try:
-                return await self._flush()
-            finally:
-                with contextlib.suppress(StoreUnavailable):
-                    await self.s.store.release_lock(DIGEST_LOCK, self.owner)
+        async with self._running, leased(self.s.store, DIGEST_LOCK, self.owner, LEASE_S) as held:
+            return await self._flush() if held else 0
 
     async def _flush(self) -> int:
         default = self.s.channel

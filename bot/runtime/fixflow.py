@@ -36,6 +36,7 @@ from bot.jobs import FixJob
 from bot.model import Alert, Finding, Report
 from bot.routing import first_match
 from bot.runtime.routes import Router
+from bot.runtime.serial import leased
 from bot.runtime.services import Services
 from bot.slack.directory import Directory
 from bot.slack.poster import SlackUnavailable
@@ -60,7 +61,7 @@ from bot.state import FixState
 from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.fixes")
-LOCK_TTL_S = 300
+LEASE_S = 30  # the lock of one fix's PR, renewed while the PR is opened (bot.runtime.serial.leased)
 MESSAGE_TTL_S = 14 * 24 * 3600
 
 
@@ -227,12 +228,11 @@ class FixFlow:
             await self.s.store.add_fix_button(p.fix_id, place, MESSAGE_TTL_S)
 
     async def _open(self, job: FixJob, p: Proposal, d: Decision) -> None:
-        lock = f"pr:{p.fix_id}"
-        if not await self.s.store.acquire_lock(lock, self.owner, LOCK_TTL_S):
-            await self._audit(job, p, "busy")
-            await self.s.outbox.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_BUSY))
-            return
-        try:
+        async with leased(self.s.store, f"pr:{p.fix_id}", self.owner, LEASE_S) as held:
+            if not held:
+                await self._audit(job, p, "busy")
+                await self.s.outbox.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_BUSY))
+                return
             if await self._already_open(job, p):  # the other replica finished while we waited for the lock
                 return
             await self._audit(job, p, "approved", approvals=f"{len(d.approvers)} of {d.required}")
@@ -244,8 +244,6 @@ class FixFlow:
                 await self._audit(job, p, "failed", reason=getattr(e, "kind", type(e).__name__))
                 await self._thread(job, fix_notice(wording.SLACK_PR_FAILED, app=p.app, icon=":warning:",
                                                    reason=str(e)))  # fmt: skip
-        finally:
-            await self.s.store.release_lock(lock, self.owner)
 
     async def _definition(self, locator: Locator, app: dict[str, Any], p: Proposal) -> Definition | NoDefinition:
         if p.kind == "ignore":

@@ -46,9 +46,10 @@ key                                    value                                    
 ``<p>post:<key>``                      JSON record of :class:`bot.slack.outbox.Outbox`: the     ``ttl_s`` of the call
                                        intent ``{"marker", "at"}`` before a post, then the      (7 days)
                                        message ``{"channel", "ts"}`` Slack accepted
-``<p>lock:<name>``                     owner id of a lock: scheduler leader, one digest flush  ``ttl_s``, PX precision
-                                       (``digest``), one PR per fix, one job at a time per
-                                       app (``app:<app_key>``)
+``<p>lock:<name>``                     owner id of a lock: scheduler leader, one digest flush  a lease renewed by its
+                                       (``digest``), one PR per fix, one job at a time per     holder (15 s leader and
+                                       app (``app:<app_key>``); released only in its owner's   digest, 30 s PR and
+                                       name                                                    app), PX precision
 ``<p>approvals:<fix_id>``              hash user id -> JSON ``{"at": epoch s, ...}``: who      ``ttl_s`` of the last
                                        approved a fix (the first time of each user is kept)    add (24 h)
 ``<p>prs``                             hash fix_id -> JSON record of a pull request the bot     90 days after the last
