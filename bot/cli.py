@@ -112,8 +112,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from bot.app import build_app, build_services, serve
     from bot.config import load_settings
 
-    settings = load_settings()
-    settings.check_serve()
+    settings = load_settings(serve=True)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     for chatty in ("httpx", "apscheduler"):  # a line per request, per scheduled run: not what an operator reads
         logging.getLogger(chatty).setLevel(logging.WARNING)

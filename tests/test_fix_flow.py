@@ -210,6 +210,18 @@ async def test_two_approvals_open_one_pr_that_only_adds_lines(world: tuple[Setti
     assert GIT_TOKEN not in str([slack.messages(CHANNEL, include_replies=True), pr.title, pr.body])
 
 
+async def test_the_pr_names_approvers_by_the_name_slack_gave_and_their_slack_mention(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, github: FakeGitHub
+) -> None:
+    settings, app = world
+    slack.add_user(ALICE, "alice", real_name="Alice Liddell", display_name="Alice L.")
+    async with running(settings) as bot:
+        await clicked(bot, slack, app, ALICE)
+    [pr] = github.pulls(REPO)
+    assert "Approved in Slack by Alice L. (`<@U0ALICE>` in Slack)." in pr.body
+    assert "@alice" not in pr.body.lower() and "@user-" not in pr.body  # an @ would mention someone on GitHub
+
+
 async def test_double_clicks_and_two_replicas_open_one_pr(world: tuple[Settings, dict[str, Any]], slack: FakeSlack,
                                                           github: FakeGitHub) -> None:  # fmt: skip
     settings, app = world

@@ -144,14 +144,27 @@ def change_yaml(p: Proposal) -> tuple[str, str]:
     return rules, options
 
 
-def pr_body(p: Proposal, target: Target, *, approvers: Sequence[str], thread_url: str | None) -> str:
+Approver = tuple[str, str | None]
+"""A Slack user ID and the name Slack gave for it (``None`` when it could not be read)."""
+
+
+def approver_text(user: str, name: str | None) -> str:
+    """``Alice Liddell (`<@U0ALICE>` in Slack)``: never ``@name``, which the Git host would read as a mention."""
+    clean = " ".join((name or "").replace("`", "'").split()).lstrip("@")
+    if clean:
+        return wording.PR_APPROVER_NAMED.format(name=clean, user=user)
+    return wording.PR_APPROVER_ID.format(user=user)
+
+
+def pr_body(p: Proposal, target: Target, *, approvers: Sequence[Approver], thread_url: str | None) -> str:
     """The Markdown body: intro, approval, the change, then one section per finding, and the footer."""
     fields = f"`{p.findings[0].pointer}`" if len(p.findings) == 1 else f"{len(p.findings)} fields"
     intro = wording.PR_INTRO_IGNORE if p.kind == "ignore" else wording.PR_INTRO_SOURCE
     parts = [intro.format(app=p.app, fields=fields)]
     if target.applicationset:
         parts.append(wording.PR_APPLICATIONSET.format(appset=target.applicationset))
-    approval = [wording.PR_APPROVED.format(approvers=", ".join(approvers))] if approvers else []
+    named = ", ".join(approver_text(user, name) for user, name in approvers)
+    approval = [wording.PR_APPROVED.format(approvers=named)] if approvers else []
     if thread_url:
         approval.append(wording.PR_THREAD.format(url=thread_url))
     if approval:

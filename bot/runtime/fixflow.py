@@ -245,7 +245,7 @@ class FixFlow:
                 await self._audit(job, p, "no-pr", reason=where.reason)
                 await self._thread(job, paste_message(p.app, where.reason, paste_snippet(p)))
                 return
-            names = [await self.directory.name(u) for u in d.approvers]
+            names = [(u, await self.directory.name(u)) for u in d.approvers]
             thread_url = await self._permalink(job.channel, job.thread_ts or job.message_ts)
             target = Target(str(where.repo), where.file.path, where.base,
                             "spec.template.spec" if where.applicationset else "spec", where.applicationset)  # fmt: skip

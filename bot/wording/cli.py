@@ -6,6 +6,10 @@ Each sentence names what was being done, by whom and what to do about it, and is
 
 from __future__ import annotations
 
+# --- Settings ---
+# Several settings to fix at once (bot/config.py): this line, then one line per variable.
+SETTINGS_PROBLEMS = "{count} settings need fixing before argo-why can start:"
+
 # --- Git hosts ---
 # What argo-why says when GitHub or GitLab refuses or fails (bot/sources/git), and why a repository URL or path is
 # refused (bot/sources/git/urls.py). Placeholders: {host} the API host, {repo} the repository path, {action} one of

@@ -34,6 +34,10 @@ PR_APPLICATIONSET = (
     "still scoped by the object's name and namespace, so it only matters where such an object exists."
 )
 PR_APPROVED = "Approved in Slack by {approvers}."
+# An approver as the PR names them: the name Slack gave (never with an ``@``: on the Git host that would mention
+# whoever has that login) and their Slack mention, in code so that the Git host links nobody.
+PR_APPROVER_NAMED = "{name} (`<@{user}>` in Slack)"
+PR_APPROVER_ID = "`<@{user}>` in Slack"
 PR_THREAD = "[The Slack thread]({url}) has the full analysis."
 PR_CHANGE_TITLE = "### The change"
 PR_CHANGE_FILE = "In `{path}` of `{repo}` (based on `{base}`):"
