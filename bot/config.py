@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -250,6 +251,29 @@ class Settings(BaseModel):
     git: GitSettings = Field(default_factory=GitSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
 
+    def summary(self) -> str:
+        """``NAME=value`` for every variable that is set, for the start-up log: a secret only says ``(set)``, and a
+        URL loses its user and password (``redis://:pw@redis`` is ``redis://redis``)."""
+        parts: list[str] = []
+        for group in (self.slack, self.argocd, self.redis, self.git, self.runtime):
+            for field_name, field in type(group).model_fields.items():
+                value = getattr(group, field_name)
+                if value is None or value == [] or value == {}:
+                    continue
+                shown: object
+                if isinstance(value, SecretStr):
+                    shown = "(set)"
+                elif isinstance(value, str) and "://" in value:
+                    shown = _without_credentials(value)
+                elif isinstance(value, list):
+                    shown = ",".join(map(str, value))
+                elif isinstance(value, dict):
+                    shown = ",".join(f"{k}={v}" for k, v in value.items())
+                else:
+                    shown = value
+                parts.append(f"{field.validation_alias}={shown}")
+        return " ".join(parts)
+
     def missing_for_serve(self, *, skip: frozenset[str] = frozenset()) -> list[str]:
         """What ``argo-why serve`` cannot start without, one line per unset variable (those in ``skip``, already
         reported as malformed, are not said twice)."""
@@ -271,6 +295,13 @@ class Settings(BaseModel):
         missing = self.missing_for_serve()
         if missing:
             raise ConfigError.of(missing)
+
+
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 _GROUPS: dict[str, type[_Group]] = {"argocd": ArgoCDSettings, "slack": SlackSettings, "redis": RedisSettings,
