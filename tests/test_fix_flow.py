@@ -7,6 +7,7 @@ last one backed by a real bare git repository, so that every assertion on the ch
 from __future__ import annotations
 
 import asyncio
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -220,6 +221,30 @@ async def test_the_pr_names_approvers_by_the_name_slack_gave_and_their_slack_men
     [pr] = github.pulls(REPO)
     assert "Approved in Slack by Alice L. (`<@U0ALICE>` in Slack)." in pr.body
     assert "@alice" not in pr.body.lower() and "@user-" not in pr.body  # an @ would mention someone on GitHub
+
+
+async def test_the_pr_for_all_findings_says_which_rules_are_fallbacks_and_the_fix_in_git(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, github: FakeGitHub, argocd: FakeArgoCD,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    settings, _ = world
+    case = tmp_path / "case"
+    shutil.copytree(CASE, case)
+    desired = case / "desired.yaml"
+    lines = desired.read_text().splitlines(keepends=True)
+    lines[171] = lines[171].replace("memory: 1Gi", "memory: 1024Mi")  # checkout-api's request: 1Gi, written otherwise
+    desired.write_text("".join(lines))
+    app, resources, renders = app_from_case(case)
+    argocd.add_app(tracked_by(app), resources, renders)
+    async with running(settings) as bot:
+        await clicked(bot, slack, app, ALICE)
+    [pr] = github.pulls(REPO)
+    memory = "/spec/template/spec/containers/0/resources/requests/memory"
+    assert f"#### 2. `{memory}` of Deployment `checkout/checkout-api` (fallback rule)" in pr.body
+    assert "#### 1. `/spec/replicas` of Deployment `checkout/checkout-api`\n" in pr.body  # the HPA's rule is the fix
+    said = pr.body.split("**Fallback rules, not the fix:**", 1)[1].split("###", 1)[0]
+    assert f"- `{memory}` of Deployment `checkout/checkout-api` (normalization): " in said
+    assert "/spec/replicas" not in said
 
 
 async def test_double_clicks_and_two_replicas_open_one_pr(world: tuple[Settings, dict[str, Any]], slack: FakeSlack,

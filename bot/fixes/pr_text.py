@@ -111,7 +111,11 @@ def wide_fields(f: Finding) -> list[str]:
 def _finding(number: int, f: Finding, p: Proposal) -> str:
     r = f.resource
     name = f"{r.namespace}/{r.name}" if r.namespace else r.name
-    lines = [wording.PR_FINDING_TITLE.format(number=number, field=f.pointer, kind=r.kind, name=name), ""]
+    fallback = p.kind == "ignore" and f.fix.fallback
+    lines = [wording.PR_FINDING_TITLE.format(number=number, field=f.pointer, kind=r.kind, name=name,
+                                             fallback=wording.PR_FALLBACK_TITLE if fallback else ""), ""]  # fmt: skip
+    if fallback:
+        lines += [wording.PR_FALLBACK_WHY, ""]
     if f.explanation:
         lines += [f.explanation, ""]
     bullets = [_which(f)]
@@ -135,6 +139,21 @@ def _finding(number: int, f: Finding, p: Proposal) -> str:
     if f.fix.alternative and p.kind == "ignore":
         lines += ["", wording.PR_BETTER.format(alternative=f.fix.alternative)]
     return "\n".join(lines)
+
+
+def _fallbacks(p: Proposal) -> str:
+    """Which rules are only fallbacks (normalization, defaulting) and the fix in Git for each, or ""."""
+    chosen = [f for f in p.findings if f.fix.fallback]
+    if not chosen:
+        return ""
+    items = []
+    for f in chosen:
+        r = f.resource
+        name = f"{r.namespace}/{r.name}" if r.namespace else r.name
+        alternative = f.fix.alternative or wording.PR_FALLBACK_WHY
+        items.append(wording.PR_FALLBACK_ITEM.format(field=f.pointer, kind=r.kind, name=name, cause=f.cause,
+                                                     alternative=alternative))  # fmt: skip
+    return "\n".join([wording.PR_FALLBACKS, *items])
 
 
 def change_yaml(p: Proposal) -> tuple[str, str]:
@@ -176,6 +195,9 @@ def pr_body(p: Proposal, target: Target, *, approvers: Sequence[Approver], threa
         change += [wording.PR_CHANGE_IGNORE.format(where=target.where), _fence(rules)]
         if options:
             change += [wording.PR_CHANGE_SYNC.format(where=target.where), _fence(options)]
+        fallbacks = _fallbacks(p)
+        if fallbacks:
+            change.append(fallbacks)
     else:
         for f in p.findings:
             resource = f"{f.resource.kind} `{f.resource.name}`"

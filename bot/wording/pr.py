@@ -44,8 +44,19 @@ PR_CHANGE_FILE = "In `{path}` of `{repo}` (based on `{base}`):"
 PR_CHANGE_IGNORE = "Added under `{where}.ignoreDifferences`:"
 PR_CHANGE_SYNC = "Added under `{where}.syncPolicy.syncOptions`:"
 PR_CHANGE_SOURCE = "Removed from {resource}: `{field}`."
+# Fallback rules (normalization, defaulting): the PR says which they are, and what fixes them in Git instead.
+PR_FALLBACKS = (
+    "**Fallback rules, not the fix:** for the fields below, live holds Git's value in another form (or a default "
+    "the API server fills in), so the fix is in Git and needs no rule. Keep these rules only until that is done, "
+    "or delete them from this pull request:"
+)
+PR_FALLBACK_ITEM = "- `{field}` of {kind} `{name}` ({cause}): {alternative}"
+PR_FALLBACK_TITLE = " (fallback rule)"
+PR_FALLBACK_WHY = (
+    "**This rule is a fallback:** the better fix is in Git (below); the rule only hides the difference meanwhile."
+)
 PR_FINDINGS_TITLE = "### Why"
-PR_FINDING_TITLE = "#### {number}. `{field}` of {kind} `{name}`"
+PR_FINDING_TITLE = "#### {number}. `{field}` of {kind} `{name}`{fallback}"
 PR_WHICH = "**Which controller changes the field:** {writer}."
 PR_WHICH_MANAGED = "managedFields: `{manager}`, {operation}{subresource}, at {time}"
 PR_WHICH_SUBRESOURCE = " through the `{subresource}` subresource"
