@@ -14,7 +14,7 @@ repr, a log line or an error message.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
@@ -304,18 +304,17 @@ def _without_credentials(url: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
-_GROUPS: dict[str, type[_Group]] = {"argocd": ArgoCDSettings, "slack": SlackSettings, "redis": RedisSettings,
-                                    "git": GitSettings, "runtime": RuntimeSettings}  # fmt: skip
+G = TypeVar("G", bound=_Group)
 
 
-def _read_group(group: type[_Group], problems: list[str], invalid: set[str]) -> _Group:
+def _read_group(group: type[G], problems: list[str], invalid: set[str]) -> G:
     """The group from the environment; its malformed variables are added to ``problems`` (one line each) and
     ``invalid``, and the group is read again with them at their defaults, so that what is missing can be told too."""
     try:
         return group()
     except SettingsError as e:
         problems.append(str(e))
-        return group.model_construct()
+        return cast(G, group.model_construct())
     except ValidationError as e:
         defaults: dict[str, object] = {}
         for err in e.errors():
@@ -328,9 +327,10 @@ def _read_group(group: type[_Group], problems: list[str], invalid: set[str]) -> 
                 invalid.add(name)
                 defaults[name] = field.get_default(call_default_factory=True)
     try:
-        return group(**defaults)
+        # init values come before the environment: the malformed variables read as their defaults
+        return cast(G, cast(Any, group)(**defaults))
     except ValidationError:
-        return group.model_construct()
+        return cast(G, group.model_construct())
 
 
 def load_settings(*, serve: bool = False) -> Settings:
@@ -338,10 +338,14 @@ def load_settings(*, serve: bool = False) -> Settings:
     :class:`ConfigError` with one line per variable."""
     problems: list[str] = []
     invalid: set[str] = set()
-    groups = {name: _read_group(group, problems, invalid) for name, group in _GROUPS.items()}
-    settings = Settings.model_construct(**groups)
+    settings = Settings.model_construct(
+        argocd=_read_group(ArgoCDSettings, problems, invalid), slack=_read_group(SlackSettings, problems, invalid),
+        redis=_read_group(RedisSettings, problems, invalid), git=_read_group(GitSettings, problems, invalid),
+        runtime=_read_group(RuntimeSettings, problems, invalid),
+    )  # fmt: skip
     if serve:
         problems += settings.missing_for_serve(skip=frozenset(invalid))
     if problems:
         raise ConfigError.of(problems)
-    return Settings(**groups)
+    return Settings(argocd=settings.argocd, slack=settings.slack, redis=settings.redis, git=settings.git,
+                    runtime=settings.runtime)  # fmt: skip

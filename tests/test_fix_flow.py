@@ -7,6 +7,7 @@ last one backed by a real bare git repository, so that every assertion on the ch
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -404,7 +405,11 @@ async def test_the_follow_up_says_merged_and_synced_or_brings_the_button_back(
         argocd.add_app(synced, resources, renders)
         await until(lambda: any("is Synced again" in m["text"] for m in replies(slack, parent)))
         await until(lambda: "Synced again" in slack.messages(CHANNEL)[0]["text"])
-        assert await bot.services.store.list_prs() == {}
+
+        async def forgotten() -> bool:  # the record goes after the thread was told, not before
+            return await bot.services.store.list_prs() == {}
+
+        await until(forgotten)
 
 
 async def test_a_later_alert_keeps_the_pr_link_not_a_fresh_button(
@@ -447,6 +452,46 @@ async def test_the_better_fix_in_the_source_drops_the_autoscaled_replicas(
     diff = github.repo("acme/checkout").diff(pr.base, pr.head)
     changed = [line for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
     assert changed == ["-  replicas: 3"]
+    assert github.pulls(REPO) == []  # the Application's own definition is untouched
+
+
+async def test_a_hotfix_set_by_hand_can_be_committed_to_git_and_the_thread_says_what_a_sync_would_undo(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, github: FakeGitHub, argocd: FakeArgoCD
+) -> None:
+    settings, app = world
+    docs = list(yaml.safe_load_all(CASE.joinpath("desired.yaml").read_text()))
+    worker = next(d for d in docs if d and d["kind"] == "Deployment" and d["metadata"]["name"] == "checkout-worker")
+    released = r"(image: registry.shopfloor.io/checkout/worker:4.31.0)\n"
+    manifest = "# The worker.\n" + re.sub(released, r"\1  # release\n", yaml.safe_dump(worker, sort_keys=False))
+    github.add_repo("acme/checkout", {"deploy/worker.yaml": manifest})
+    plain = {**app, "spec": {**app["spec"], "source": {"repoURL": "https://github.com/acme/checkout.git",
+                                                       "path": "deploy", "targetRevision": "main"}},
+             "status": {**app["status"], "sourceType": "Directory"}}  # fmt: skip
+    _, resources, renders = app_from_case(CASE)
+    argocd.add_app(plain, resources, renders)
+    hotfix = "registry.shopfloor.io/checkout/worker:4.31.1-hotfix.1"
+    async with running(settings) as bot:
+        parent = await alert(bot, slack, plain)
+        finding = next(m for m in replies(slack, parent) if "argo-why-fix-commit-" in str(m["blocks"]))
+        said = str(finding["blocks"])
+        # first the decision, then what each choice does: a sync rolls the hotfix back
+        assert "First decide which value is right" in said
+        back = f"sets `/spec/template/spec/containers/0/image` back from `{hotfix}` to `{hotfix[:-11]}.0`"
+        assert back in said and "a hotfix would be rolled back" in said
+        assert "Open PR: commit the live value to Git" in said
+        await bot.slack_post(click(slack, finding, "open_pr", BOB, block_prefix="argo-why-fix-commit"))
+        await bot.settle()
+    [pr] = github.pulls("acme/checkout")
+    assert pr.title.startswith("argo-why: commit the live /spec/template/spec/containers/0/image of "
+                               "Deployment/checkout-worker to Git")  # fmt: skip
+    diff = github.repo("acme/checkout").diff(pr.base, pr.head)
+    changed = [line for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert [line[0] + line[1:].strip() for line in changed] == [
+        "-image: registry.shopfloor.io/checkout/worker:4.31.0  # release",
+        f"+image: {hotfix}  # release",
+    ]  # one line: the value changed, its comment kept
+    assert "the next sync keeps it instead of rolling it back" in pr.body
+    assert "to the live value." in str(replies(slack, parent)[-1]["blocks"])
     assert github.pulls(REPO) == []  # the Application's own definition is untouched
 
 

@@ -64,12 +64,15 @@ def _writers(findings: Sequence[Finding]) -> str:
 
 def pr_title(p: Proposal) -> str:
     """``argo-why: ignore <field> of <Kind>/<name> rewritten by <writer>``, or the number of fields."""
+    titles = {"ignore": (wording.PR_TITLE_ONE, wording.PR_TITLE_MANY),
+              "source": (wording.PR_TITLE_SOURCE_ONE, wording.PR_TITLE_SOURCE_MANY),
+              "commit": (wording.PR_TITLE_COMMIT_ONE, wording.PR_TITLE_COMMIT_MANY)}[p.kind]  # fmt: skip
     if len(p.findings) == 1:
         f = p.findings[0]
-        template = wording.PR_TITLE_ONE if p.kind == "ignore" else wording.PR_TITLE_SOURCE_ONE
+        template = titles[0]
         title = template.format(field=f.pointer, kind=f.resource.kind, name=f.resource.name, writer=writer_name(f))
     else:
-        template = wording.PR_TITLE_MANY if p.kind == "ignore" else wording.PR_TITLE_SOURCE_MANY
+        template = titles[1]
         title = template.format(count=len(p.findings), app=p.app, writers=_writers(p.findings))
     return _clip(" ".join(title.split()), TITLE_LIMIT)
 
@@ -130,6 +133,8 @@ def _finding(number: int, f: Finding, p: Proposal) -> str:
         wide = wide_fields(f)
         if wide:
             bullets.append(wording.PR_WIDE.format(fields=", ".join(f"`{w}`" for w in wide), kind=r.kind, name=name))
+    elif p.kind == "commit":
+        bullets += [wording.PR_SAFE_COMMIT, wording.PR_STILL_DETECTED_COMMIT.format(field=f.pointer)]
     else:
         bullets += [wording.PR_SAFE_SOURCE, wording.PR_STILL_DETECTED_SOURCE.format(field=f.pointer)]
     bullets.append(wording.PR_VALUES.format(desired=_inline(f.desired), live=_inline(f.live)))
@@ -178,7 +183,8 @@ def approver_text(user: str, name: str | None) -> str:
 def pr_body(p: Proposal, target: Target, *, approvers: Sequence[Approver], thread_url: str | None) -> str:
     """The Markdown body: intro, approval, the change, then one section per finding, and the footer."""
     fields = f"`{p.findings[0].pointer}`" if len(p.findings) == 1 else f"{len(p.findings)} fields"
-    intro = wording.PR_INTRO_IGNORE if p.kind == "ignore" else wording.PR_INTRO_SOURCE
+    intro = {"ignore": wording.PR_INTRO_IGNORE, "source": wording.PR_INTRO_SOURCE,
+             "commit": wording.PR_INTRO_COMMIT}[p.kind]  # fmt: skip
     parts = [intro.format(app=p.app, fields=fields)]
     if target.applicationset:
         parts.append(wording.PR_APPLICATIONSET.format(appset=target.applicationset))
@@ -201,7 +207,11 @@ def pr_body(p: Proposal, target: Target, *, approvers: Sequence[Approver], threa
     else:
         for f in p.findings:
             resource = f"{f.resource.kind} `{f.resource.name}`"
-            change.append(wording.PR_CHANGE_SOURCE.format(resource=resource, field=f.pointer))
+            if p.kind == "commit":
+                values = {"desired": _inline(f.desired), "live": _inline(f.live)}
+                change.append(wording.PR_CHANGE_COMMIT.format(resource=resource, field=f.pointer, **values))
+            else:
+                change.append(wording.PR_CHANGE_SOURCE.format(resource=resource, field=f.pointer))
     parts.append("\n\n".join(change))
     findings = [wording.PR_FINDINGS_TITLE, *(_finding(i, f, p) for i, f in enumerate(p.findings, 1))]
     parts.append("\n\n".join(findings))

@@ -42,7 +42,8 @@ ALTERNATIVES: dict[str, str] = {
     "mark the copy with argocd.argoproj.io/sync-options: Prune=false and stop rendering it.",
     "other-gitops": "Let one tool own the object: suspend or remove the other tool's Kustomization/HelmRelease "
     "for it, or move the object out of the Argo CD app.",
-    "manual-edit": "Revert the live object by syncing, or commit the value to Git if the change was right.",
+    "manual-edit": "First decide which value is right: if the live one is (a hotfix, say), commit it to Git; if "
+    "Git's is, sync, which puts Git's value back and undoes the hand-made change.",
     "unknown": "Look at the Application's history and events; re-run with --desired-again, the cluster context "
     "and managedFields (kubectl get --show-managed-fields) for a better answer.",
 }

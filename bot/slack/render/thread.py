@@ -78,9 +78,20 @@ def _hides(f: Finding) -> str:
     return ", ".join(shown) if shown else code(f.pointer, POINTER_LIMIT)
 
 
+def _decide(f: Finding) -> list[str]:
+    """For a field changed by hand: decide which value is right, and what a sync (the revert) would undo."""
+    values = {"field": code(f.pointer, POINTER_LIMIT), "live": value_md(f.live), "desired": value_md(f.desired)}
+    who = code(f.writer.manager) if f.writer.manager else escape(wording.SLACK_NO_OWNER)
+    return [fill(wording.SLACK_MANUAL_DECIDE, who=who, **values), f"• {fill(wording.SLACK_MANUAL_KEEP)}",
+            f"• {fill(wording.SLACK_MANUAL_REVERT, **values)}"]  # fmt: skip
+
+
 def _fix_section(f: Finding, note: str) -> JSONBlock:
     fix = f.fix
     better = fill(wording.SLACK_BETTER_FIX, alternative=escape(fix.alternative)) if fix.alternative else ""
+    if fix.rule is None and f.cause == "manual-edit":
+        reason = wording.SLACK_NO_RULE_REASONS.get(f.cause, wording.SLACK_NO_RULE_REASONS["unknown"])
+        return section("\n".join([*_decide(f), fill(wording.SLACK_NO_RULE, reason=escape(reason))]), note)
     if fix.rule is None:
         if fix.verified is False:
             reason = NO_NARROW_RULE
@@ -125,7 +136,8 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
     """The thread under the parent: one section pair per finding, then "What not to do" and the notes.
 
     ``fixes`` adds, under each finding that has a rule, its Open PR button (slot ``finding-N``) and, where the
-    better fix is in the source, "Open PR: fix the source" (slot ``source-N``), or the PR already opened.
+    better fix is in the source, "Open PR: fix the source" (slot ``source-N``); under a field changed by hand,
+    "Open PR: commit the live value to Git" (slot ``commit-N``); or the PR already opened.
 
     Split into as many messages as needed so that each stays within the limits of :mod:`bot.slack.render`.
     """
@@ -151,7 +163,7 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
         blocks = [*head] if number == 1 else [{"type": "divider"}]
         blocks += [_evidence_section(f, number, total, note), _fix_section(f, note)]
         if fixes is not None:
-            for kind in ("ignore", "source"):
+            for kind in ("ignore", "source", "commit"):
                 button = fix_block(slot_finding(number - 1, kind), kind, [f], alert.app, fixes)
                 blocks += [button] if button is not None else []
         groups.append((blocks, verdict_plain(f)))
