@@ -96,6 +96,7 @@ SLACK_UNKNOWN_TIME = "an unknown time"
 SLACK_CO_OWNERS = "also owned by {owners}"
 SLACK_OBJECT = "related object: {object}"
 SLACK_VALUES = "Git: {desired} · live: {live}"
+SLACK_TEXT_CHANGED = "Changed lines: {changes}"
 SLACK_ABSENT = "(absent)"
 SLACK_RULE = "*Proposed rule*, to add under `spec.ignoreDifferences` of the Application (it hides {hides}):"
 SLACK_FALLBACK_RULE = (

@@ -27,7 +27,7 @@ from bot.slack.render.phrases import (
     verdict_plain,
 )
 from bot.wording import slack as wording
-from bot.wording.report import CAUSE_TITLES, NO_NARROW_RULE, avoid_lines
+from bot.wording.report import CAUSE_TITLES, NO_NARROW_RULE, avoid_lines, is_text, text_changes
 
 HIDES_SHOWN = 5
 
@@ -66,6 +66,9 @@ def _evidence_section(f: Finding, number: int, total: int, note: str) -> JSONBlo
     # the analysis' own evidence; its managedFields line is the owner line above
     bullets += [escape(clip(e, 600)) for e in f.evidence if not e.startswith("managedFields:")]
     bullets.append(fill(wording.SLACK_VALUES, desired=value_md(f.desired), live=value_md(f.live)))
+    if is_text(f.desired) and is_text(f.live):  # the lines that changed, not both texts whole
+        changed = ", ".join(code(c) for c in text_changes(str(f.desired), str(f.live)))
+        bullets.append(fill(wording.SLACK_TEXT_CHANGED, changes=changed))
     lines += [f"• {b}" for b in bullets]
     return section("\n".join(lines), note)
 
@@ -80,7 +83,7 @@ def _hides(f: Finding) -> str:
 
 def _decide(f: Finding) -> list[str]:
     """For a field changed by hand: decide which value is right, and what a sync (the revert) would undo."""
-    values = {"field": code(f.pointer, POINTER_LIMIT), "live": value_md(f.live), "desired": value_md(f.desired)}
+    values = {"field": code(f.field_name, POINTER_LIMIT), "live": value_md(f.live), "desired": value_md(f.desired)}
     who = code(f.writer.manager) if f.writer.manager else escape(wording.SLACK_NO_OWNER)
     return [fill(wording.SLACK_MANUAL_DECIDE, who=who, **values), f"• {fill(wording.SLACK_MANUAL_KEEP)}",
             f"• {fill(wording.SLACK_MANUAL_REVERT, **values)}"]  # fmt: skip
