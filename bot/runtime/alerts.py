@@ -123,6 +123,9 @@ class Alerts:
         if body.sync.status == "Synced":
             await self.turn_green(ref, alert, key)
             return
+        listed = ref if ref is not None and ref.in_digest else None
+        if listed is not None:  # only listed in a digest so far: this alert gets a parent of its own
+            ref = None
         # `/argo mute shop 2h` names the app without its namespace: it mutes every app of that name
         muted = await self.s.store.mute_until(key, time.time()) or await self.s.store.mute_until(name, time.time())
         if muted:
@@ -130,7 +133,7 @@ class Alerts:
             return
         report, analysed = await self._report(job, ref)
         if not report.findings and report.complete:  # an object not compared is not "matches Git"
-            await self.turn_green(ref, alert, key)
+            await self.turn_green(ref if ref is not None else listed, alert, key)
             return
         if ref is None and await self._burst(key):
             await self.s.store.add_to_digest(key, DigestItem.of(alert, report).model_dump(mode="json"))
@@ -142,8 +145,9 @@ class Alerts:
             channel = self.s.channel
             alert = replace(alert, unsettled_syncs=1)
             ch, ts = await self._parent(channel, None, report, alert, controls, key=f"parent:{key}")
+            since = drift_start(listed) if listed is not None and listed.status == "drift" else now
             ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1, updated=now,
-                            last_alert=job.key, counted=[job.key], report_state=controls.state, since=now,
+                            last_alert=job.key, counted=[job.key], report_state=controls.state, since=since,
                             analysed=analysed)  # fmt: skip
             await self.s.store.save_thread(ref, key)  # before the replies: a retry re-uses this thread
             await self.s.outbox.forget(f"parent:{key}")
@@ -188,7 +192,8 @@ class Alerts:
         """A failed alert of an app without a thread joins the digest when Argo CD is down or the failure is part
         of a burst (one message, not one per app); False when it should be said on its own."""
         key = job.body.app_key
-        if await self.s.store.get_thread(key) is not None:
+        ref = await self.s.store.get_thread(key)
+        if ref is not None and not ref.in_digest:
             return False
         if not await self._burst(key) and not failure.retryable:
             return False
@@ -204,8 +209,13 @@ class Alerts:
             await self.turn_green(await self.s.store.get_thread(key), alert, key)
 
     async def turn_green(self, ref: ThreadRef | None, alert: Alert, key: str) -> None:
-        """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread."""
+        """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread. An app
+        only listed in a digest has no parent to turn green (the digest's message lists others too): its record
+        says Synced, so that reminders stop."""
         if ref is None or ref.status == "synced":
+            return
+        if ref.in_digest:
+            await self.s.store.save_thread(replace(ref, status="synced", updated=time.time()), key)
             return
         await self.s.outbox.update(
             ref.channel, ref.ts, parent_message(Report(app=alert.app), replace(alert, status="synced"), None)
@@ -288,7 +298,7 @@ class Alerts:
             controls = (
                 await self._controls(key, state.app, state.app_namespace, alert, report) if report.findings else None
             )
-            if ref is not None and ref.ts == thread_ts:
+            if ref is not None and ref.ts == thread_ts and not ref.in_digest:
                 if controls is not None:
                     await self._parent(ref.channel, ref.ts, report, alert, controls)
                     await self.s.store.save_thread(replace(ref, report_state=controls.state), key)
