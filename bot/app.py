@@ -95,7 +95,7 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
     bolt = build_bolt(services)
     slack_handler = AsyncSlackRequestHandler(bolt)
     runtime = runtime if runtime is not None else Runtime(services)
-    slack_auth = SlackAuth(services.poster.auth_error, services.metrics)
+    slack_auth = SlackAuth(services.poster.token_problem, services.metrics)
     readiness = Readiness()
     metrics_port = services.settings.runtime.metrics_port
 
@@ -112,7 +112,7 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
         checks = {"store": await store_state(services.store)}
         ok = all(v == OK for v in checks.values())
         readiness.seen(ok, checks)
-        info = {"slack_auth": slack_auth.current(), "slack_auth_error": slack_auth.error}
+        info = {"slack_auth": slack_auth.current(), "slack_token_problem": slack_auth.error}
         body = {"ready": ok, "checks": checks, "info": info}
         return JSONResponse(body, status_code=200 if ok else 503)
 

@@ -509,7 +509,7 @@ async def test_a_hotfix_set_by_hand_can_be_committed_to_git_and_the_thread_says_
         said = str(finding["blocks"])
         # first the decision, then what each choice does: a sync rolls the hotfix back
         assert "First decide which value is right" in said
-        back = f"sets `/spec/template/spec/containers/0/image` back from `{hotfix}` to `{hotfix[:-11]}.0`"
+        back = f"sets `spec.template.spec.containers[name=worker].image` back from `{hotfix}` to `{hotfix[:-11]}.0`"
         assert back in said and "a hotfix would be rolled back" in said
         assert "Open PR: commit the live value to Git" in said
         await bot.slack_post(click(slack, finding, "open_pr", BOB, block_prefix="argo-why-fix-commit"))

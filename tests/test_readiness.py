@@ -126,7 +126,7 @@ async def test_serve_says_where_it_listens_with_what_and_why_slack_refuses_the_t
             await until(lambda: "auth.test: invalid_auth" in process.stderr(), 15)
             for _ in range(3):
                 info = (await http.get("/readyz")).json()["info"]
-                assert info == {"slack_auth": "failed", "slack_auth_error": "invalid_auth"}
+                assert info == {"slack_auth": "failed", "slack_token_problem": "invalid_auth"}
         log = process.stderr()
     finally:
         process.close()
@@ -143,7 +143,7 @@ async def test_slack_auth_is_logged_when_it_flips_not_on_every_check(
     settings: Settings, slack: FakeSlack, caplog: pytest.LogCaptureFixture
 ) -> None:
     services = build_services(settings)
-    auth = SlackAuth(services.poster.auth_error, services.metrics, ttl_s=0)
+    auth = SlackAuth(services.poster.token_problem, services.metrics, ttl_s=0)
 
     async def checked(want: str) -> None:  # one check, to its end
         auth.current()

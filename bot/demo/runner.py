@@ -27,7 +27,7 @@ import httpx
 import uvicorn
 from pydantic import SecretStr
 
-from bot.app import build_app, build_services
+from bot.app import KEEP_ALIVE_S, build_app, build_services
 from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 from bot.demo.fake_argocd import FakeArgoCD, app_from_case
 from bot.demo.fake_git import FakeGitHub
@@ -120,7 +120,11 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
                                   webhook_token=webhook_token, channel=CHANNEL, interval_s=0.2)  # fmt: skip
         services = build_services(settings)
         port = free_port()
-        server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning"))
+        # idle connections kept as `serve` keeps them: with uvicorn's 5 s, a settle longer than that (a loaded
+        # machine) leaves httpx a pooled connection the server has just closed (ReadError)
+        config = uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning",
+                                timeout_keep_alive=KEEP_ALIVE_S)  # fmt: skip
+        server = uvicorn.Server(config)
         serving = asyncio.create_task(server.serve())
         while not server.started:
             await asyncio.sleep(0.02)

@@ -163,9 +163,9 @@ class SlackPoster:
             raise SlackUnavailable(f"Slack refused the file upload: {type(e).__name__}") from e
 
     async def auth_ok(self) -> bool:
-        return await self.auth_error() is None
+        return await self.token_problem() is None
 
-    async def auth_error(self) -> str | None:
+    async def token_problem(self) -> str | None:
         """``None`` when Slack accepts the bot token (``auth.test``), else why not: the Web API's error
         (``invalid_auth``, ``token_revoked``, ``account_inactive``...) or the reason Slack could not be reached."""
         try:
