@@ -240,6 +240,53 @@ class RuntimeSettings(_Group):
         return self
 
 
+class ViewSettings(_Group):
+    """The drift page the bot serves at ``/view/<token>`` (signed, expiring links): off without ``VIEW_LINK_KEY``."""
+
+    link_key: SecretStr | None = Field(None, validation_alias="VIEW_LINK_KEY")
+    """The HMAC key that signs the links (at least 32 characters); unset: no page, no "Full diff" link."""
+    link_ttl_s: int = Field(86400, ge=60, le=30 * 86400, validation_alias="VIEW_LINK_TTL")
+    """How long a link works: seconds, or a number with ``s``, ``m``, ``h`` or ``d`` (default 24 h, at most 30 d)."""
+    base_url: str | None = Field(None, validation_alias="VIEW_BASE_URL")
+    """The bot as people's browsers reach it (the Ingress of ``/view/``), the base of every link."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, v: str | None) -> str | None:
+        return _url(v)
+
+    @field_validator("link_key")
+    @classmethod
+    def _key(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is None or not v.get_secret_value():
+            return None
+        if len(v.get_secret_value()) < 32:
+            raise ValueError("must be at least 32 characters (for example: openssl rand -hex 32)")
+        return v
+
+    @field_validator("link_ttl_s", mode="before")
+    @classmethod
+    def _ttl(cls, v: object) -> object:
+        if isinstance(v, str):
+            text = v.strip().lower()
+            unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}.get(text[-1:], 0)
+            number = text[:-1] if unit else text
+            if not number.isdigit():
+                raise ValueError("must be a duration such as 86400, 24h, 90m or 7d")
+            return int(number) * (unit or 1)
+        return v
+
+    @model_validator(mode="after")
+    def _base_url_with_key(self) -> ViewSettings:
+        if self.link_key is not None and self.base_url is None:
+            raise ValueError("VIEW_LINK_KEY is set but VIEW_BASE_URL is not: the links need the bot's public URL")
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return self.link_key is not None and self.base_url is not None
+
+
 class Settings(BaseModel):
     """Everything the bot is configured with, by group; built once at start-up and passed explicitly."""
 
@@ -250,12 +297,13 @@ class Settings(BaseModel):
     redis: RedisSettings = Field(default_factory=RedisSettings)
     git: GitSettings = Field(default_factory=GitSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+    view: ViewSettings = Field(default_factory=ViewSettings)
 
     def summary(self) -> str:
         """``NAME=value`` for every variable that is set, for the start-up log: a secret only says ``(set)``, and a
         URL loses its user and password (``redis://:pw@redis`` is ``redis://redis``)."""
         parts: list[str] = []
-        for group in (self.slack, self.argocd, self.redis, self.git, self.runtime):
+        for group in (self.slack, self.argocd, self.redis, self.git, self.runtime, self.view):
             for field_name, field in type(group).model_fields.items():
                 value = getattr(group, field_name)
                 if value is None or value == [] or value == {}:
@@ -341,11 +389,11 @@ def load_settings(*, serve: bool = False) -> Settings:
     settings = Settings.model_construct(
         argocd=_read_group(ArgoCDSettings, problems, invalid), slack=_read_group(SlackSettings, problems, invalid),
         redis=_read_group(RedisSettings, problems, invalid), git=_read_group(GitSettings, problems, invalid),
-        runtime=_read_group(RuntimeSettings, problems, invalid),
+        runtime=_read_group(RuntimeSettings, problems, invalid), view=_read_group(ViewSettings, problems, invalid),
     )  # fmt: skip
     if serve:
         problems += settings.missing_for_serve(skip=frozenset(invalid))
     if problems:
         raise ConfigError.of(problems)
     return Settings(argocd=settings.argocd, slack=settings.slack, redis=settings.redis, git=settings.git,
-                    runtime=settings.runtime)  # fmt: skip
+                    runtime=settings.runtime, view=settings.view)  # fmt: skip
