@@ -120,8 +120,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from bot.config import load_settings
     from bot.runtime.routes import check_channel_routes
 
-    settings = load_settings()
-    settings.check_serve()
+    settings = load_settings(serve=True)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     for chatty in ("httpx", "apscheduler"):  # a line per request, per scheduled run: not what an operator reads
         logging.getLogger(chatty).setLevel(logging.WARNING)

@@ -94,7 +94,7 @@ class FixState(StateModel):
     app_key: str
     app: str
     app_namespace: str | None = None
-    kind: Literal["ignore", "source"]
+    kind: Literal["ignore", "source", "commit"]
     slot: str
     alert: Alert
     findings: list[dict[str, Any]]

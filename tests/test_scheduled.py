@@ -172,3 +172,46 @@ async def test_halt_waits_for_the_running_job_cuts_short_one_past_the_deadline_a
         await store.close()
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     assert any("cut short" in r.getMessage() for r in caplog.records)
+
+
+async def test_apps_only_listed_in_a_digest_get_reminders_the_summary_and_the_sweep_like_any_other(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    settings.runtime.digest_threshold = 1
+    apps = [serve_case(argocd, kube, c) for c in ("hpa-replicas-csa", "hpa-replicas-ssa", "manual-kubectl-edit-image")]
+    first, *listed = (a["metadata"]["name"] for a in apps)
+
+    def digest() -> dict[str, Any] | None:
+        return next((m for m in slack.messages(CHANNEL) if "went OutOfSync" in m["text"]), None)
+
+    async with running(settings) as bot:
+        for app in apps:
+            await bot.webhook(webhook_body(app))
+        await bot.settle()
+        await until(lambda: (d := digest()) is not None and all(n in d["text"] for n in listed), 15)
+        listed_in = digest()
+        assert listed_in is not None and first not in listed_in["text"]
+        keys = [f"{a['metadata']['namespace']}/{a['metadata']['name']}" for a in apps[1:]]
+
+        async def recorded() -> bool:  # the records are saved once Slack took the digest
+            refs = [await bot.services.store.get_thread(k) for k in keys]
+            return all(r is not None and r.in_digest for r in refs)
+
+        await until(recorded, 15)
+        settings.runtime.remind_after_h = 1 / 3600  # a second
+        time.sleep(1.1)
+        reminders = Reminders(bot.services)
+        assert await reminders.remind() == 3  # the digest's apps too
+        assert await reminders.summary() == 3
+        # the sweep sees a listed app Synced again: its record says so, and the digest's message stays as it was
+        set_sync(argocd, apps[1], "Synced")
+        assert await Sweep(bot.services).run() == 1
+        await bot.settle()
+        ref = await bot.services.store.get_thread(keys[0])
+        assert ref is not None and ref.status == "synced" and ref.in_digest
+        after = digest()
+    in_digest = [m["text"] for m in slack.thread(CHANNEL, listed_in["ts"]) if "has been OutOfSync for" in m["text"]]
+    assert sorted(n for n in listed if any(n in t for t in in_digest)) == sorted(listed)
+    [summary] = [m for m in slack.messages(CHANNEL) if "drifting longest" in m["text"]]
+    assert all(n in summary["text"] for n in [first, *listed])
+    assert after is not None and after["text"] == listed_in["text"] and after["blocks"] == listed_in["blocks"]

@@ -59,7 +59,7 @@ async def test_webhook_posts_one_parent_and_thread_replies_and_drops_duplicates(
         assert 'argo_why_webhooks_total{outcome="duplicate"} 1.0' in metrics
         assert "argo_why_queue_depth 0.0" in metrics
     [parent] = top(slack)
-    assert "/spec/replicas" in json.dumps(parent["blocks"]) and "HorizontalPodAutoscaler" in json.dumps(
+    assert "`spec.replicas`" in json.dumps(parent["blocks"]) and "HorizontalPodAutoscaler" in json.dumps(
         parent["blocks"]
     )
     actions = [e["action_id"] for b in parent["blocks"] if b["type"] == "actions" for e in b["elements"]]
@@ -272,7 +272,7 @@ async def test_slash_commands(settings: Settings, slack: FakeSlack, argocd: Fake
         await bot.webhook(webhook_body(app))  # muted: no alert
         await bot.settle()
     team = slack.messages("C0TEAM")
-    assert len(team) == 3 and "/spec/replicas" in json.dumps(team[0]["blocks"]) and "Diff of" in team[1]["text"]
+    assert len(team) == 3 and "`spec.replicas`" in json.dumps(team[0]["blocks"]) and "Diff of" in team[1]["text"]
     assert "muted alerts" in team[2]["text"]  # said in the channel, by the worker
     assert slack.thread("C0TEAM", team[0]["ts"])  # the explanation in the thread
     [eph] = [c for c in slack.calls if c.method == "chat.postEphemeral"]

@@ -136,6 +136,9 @@ class Alerts:
         if body.sync.status == "Synced":
             await self.turn_green(ref, alert, key)
             return
+        listed = ref if ref is not None and ref.in_digest else None
+        if listed is not None:  # only listed in a digest so far: this alert gets a parent of its own
+            ref = None
         # `/argo mute shop 2h` names the app without its namespace: it mutes every app of that name
         muted = await self.s.store.mute_until(key, time.time()) or await self.s.store.mute_until(name, time.time())
         if muted:
@@ -143,7 +146,7 @@ class Alerts:
             return
         report, analysed = await self._report(job, ref)
         if not report.findings and report.complete:  # an object not compared is not "matches Git"
-            await self.turn_green(ref, alert, key)
+            await self.turn_green(ref if ref is not None else listed, alert, key)
             return
         routed = await self.router.route(name, ns, body.app.project)
         moved_from = None
@@ -170,8 +173,9 @@ class Alerts:
                                  note=wording.ROUTE_FALLBACK.format(app=name, reasons=reason))  # fmt: skip
                 post_key = f"parent:{routed.channel}:{key}"
                 ch, ts = await self._parent(routed.channel, None, report, alert, controls, key=post_key)
+            since = drift_start(listed) if listed is not None and listed.status == "drift" else now
             ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1, updated=now,
-                            last_alert=job.key, counted=[job.key], report_state=controls.state, since=now,
+                            last_alert=job.key, counted=[job.key], report_state=controls.state, since=since,
                             analysed=analysed)  # fmt: skip
             await self.s.store.save_thread(ref, key)  # before the replies: a retry re-uses this thread
             await self.s.outbox.forget(post_key)
@@ -234,7 +238,8 @@ class Alerts:
         """A failed alert of an app without a thread joins the digest when Argo CD is down or the failure is part
         of a burst (one message, not one per app); False when it should be said on its own."""
         key = job.body.app_key
-        if await self.s.store.get_thread(key) is not None:
+        ref = await self.s.store.get_thread(key)
+        if ref is not None and not ref.in_digest:
             return False
         routed = await self.router.route(job.app, job.body.app.namespace, job.body.app.project)
         if not await self._burst(key, routed.channel) and not failure.retryable:
@@ -252,8 +257,13 @@ class Alerts:
             await self.turn_green(await self.s.store.get_thread(key), alert, key)
 
     async def turn_green(self, ref: ThreadRef | None, alert: Alert, key: str) -> None:
-        """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread."""
+        """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread. An app
+        only listed in a digest has no parent to turn green (the digest's message lists others too): its record
+        says Synced, so that reminders stop."""
         if ref is None or ref.status == "synced":
+            return
+        if ref.in_digest:
+            await self.s.store.save_thread(replace(ref, status="synced", updated=time.time()), key)
             return
         await self.s.outbox.update(
             ref.channel, ref.ts, parent_message(Report(app=alert.app), replace(alert, status="synced"), None)
@@ -363,7 +373,7 @@ class Alerts:
             controls = (
                 await self._controls(key, state.app, state.app_namespace, alert, report) if report.findings else None
             )
-            if ref is not None and ref.ts == thread_ts:
+            if ref is not None and ref.ts == thread_ts and not ref.in_digest:
                 if controls is not None:
                     await self._parent(ref.channel, ref.ts, report, alert, controls)
                     await self.s.store.save_thread(replace(ref, report_state=controls.state), key)

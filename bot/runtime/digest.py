@@ -5,8 +5,10 @@ it (:meth:`Store.peek_digest`, post or update, save, then :meth:`Store.take_from
 at any point loses nothing: the next flush, on whichever replica leads, lists it. The digest message is posted once
 (the outbox key ``parent:__digest__``); within one window (``DIGEST_WINDOW_SECONDS`` from its first post) the same
 message is updated with every new app; the apps it lists are kept with it (:class:`DigestState`), so any replica
-continues it. When the window has passed, a digest too long for one line per app gets the full list of its apps
-as a CSV file in its thread (once) and says so.
+continues it. Every drifting app the digest lists gets a thread record pointing at the digest message
+(``ThreadRef.in_digest``) unless it has a parent of its own, so that the sweep, the reminders and the daily
+summary see it like any other drifting app. When the window has passed, a digest too long for one line per app
+gets the full list of its apps as a CSV file in its thread (once) and says so.
 
 One digest per channel: every buffered alert carries its app's channel (:mod:`bot.runtime.routes`), and each channel
 has a digest message of its own (thread-map key ``__digest__`` for ``SLACK_CHANNEL``, ``__digest__:<channel ID>`` for
@@ -135,8 +137,21 @@ class Digest:
             if item.route_note:
                 await self.s.outbox.post(channel, Message(text=item.route_note, blocks=[]), thread_ts=ts,
                                          key=f"route-note:{app_key}:{ts}")  # fmt: skip
+        await self._threads(new, channel, ts, now)
         await self.s.store.take_from_digest(raw)
         return len(new)
+
+    async def _threads(self, items: dict[str, DigestItem], channel: str, ts: str, now: float) -> None:
+        """A thread record for each drifting app the digest lists and that has no parent of its own."""
+        for key, item in items.items():
+            if item.alert.status == "failed":
+                continue  # not analysed: nothing is known to drift
+            ref = await self.s.store.get_thread(key)
+            if ref is not None and not ref.in_digest and ref.status == "drift":
+                continue  # a parent of its own (posted since): that is its thread
+            since = drift_start(ref) if ref is not None and ref.status == "drift" else now
+            await self.s.store.save_thread(ThreadRef(app=key, channel=channel, ts=ts, fingerprint="", status="drift",
+                                                     updated=now, since=since, in_digest=True), key)  # fmt: skip
 
     async def _buttons(self, listed: dict[str, DigestItem]) -> dict[str, Buttons]:
         """ "Show details" for every app, when the digest may show one line per app."""

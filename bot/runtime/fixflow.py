@@ -31,7 +31,7 @@ from bot.errors import ArgoWhyError
 from bot.fixes.locate import Definition, Locator, NoDefinition
 from bot.fixes.opener import AlreadyPresent, Opened, Paste, open_fix, paste_snippet
 from bot.fixes.pr_text import Target, change_yaml, pr_body, pr_title
-from bot.fixes.proposal import Proposal, ignore_proposal, source_fixable, source_proposal
+from bot.fixes.proposal import Proposal, commit_fixable, proposal, source_fixable
 from bot.jobs import FixJob
 from bot.model import Alert, Finding, Report
 from bot.routing import first_match
@@ -66,10 +66,7 @@ MESSAGE_TTL_S = 14 * 24 * 3600
 
 
 def proposal_of(state: FixState) -> Proposal | None:
-    findings = state.parsed_findings()
-    if state.kind == "source":
-        return source_proposal(state.app, state.app_namespace, findings)
-    return ignore_proposal(state.app, state.app_namespace, findings)
+    return proposal(state.kind, state.app, state.app_namespace, state.parsed_findings())
 
 
 class FixFlow:
@@ -123,15 +120,16 @@ class FixFlow:
     async def buttons(self, key: str, name: str, ns: str | None, alert: Alert, report: Report
                       ) -> tuple[FixButtons | None, FixButtons | None]:  # fmt: skip
         """The Open PR buttons of the parent (all findings with a rule) and of the thread (one per finding, and
-        "fix the source" where that is the better fix and the source is plain YAML); a slot whose fix already has
+        "fix the source" where that is the better fix and the source is plain YAML, "commit the live value to Git"
+        for a field changed by hand in a plain YAML source); a slot whose fix already has
         a PR shows its link instead. ``(None, None)`` without a Git provider."""
         if self.git is None or not report.findings:
             return None, None
         required = self.s.settings.git.approvals_required
 
-        async def slot(slot: str, kind: Literal["ignore", "source"], findings: list[Finding],
+        async def slot(slot: str, kind: Literal["ignore", "source", "commit"], findings: list[Finding],
                        states: dict[str, str], prs: dict[str, PRLink]) -> None:  # fmt: skip
-            p = ignore_proposal(name, ns, findings) if kind == "ignore" else source_proposal(name, ns, findings)
+            p = proposal(kind, name, ns, findings)
             if p is None:
                 return
             fix_ids[slot] = p.fix_id
@@ -154,6 +152,8 @@ class FixFlow:
             await slot(slot_finding(i), "ignore", [f], states, prs)
             if plain_yaml and source_fixable(f):
                 await slot(slot_finding(i, "source"), "source", [f], states, prs)
+            if plain_yaml and commit_fixable(f):  # a hand-made change that may be the right value: keep it
+                await slot(slot_finding(i, "commit"), "commit", [f], states, prs)
         return (FixButtons(parent_states, parent_prs, required, fix_ids),
                 FixButtons(states, prs, required, fix_ids))  # fmt: skip
 
@@ -262,7 +262,7 @@ class FixFlow:
                 await self._audit(job, p, "no-pr", reason=where.reason)
                 await self._thread(job, paste_message(p.app, where.reason, paste_snippet(p)))
                 return
-            names = [await self.directory.name(u) for u in d.approvers]
+            names = [(u, await self.directory.name(u)) for u in d.approvers]
             thread_url = await self._permalink(job.channel, job.thread_ts or job.message_ts)
             target = Target(str(where.repo), where.file.path, where.base,
                             "spec.template.spec" if where.applicationset else "spec", where.applicationset)  # fmt: skip
@@ -307,7 +307,8 @@ class FixFlow:
         rules, options = change_yaml(p)
         change = rules + (f"# syncPolicy.syncOptions:\n{options}" if options else "")
         message = pr_opened_message(p.app, pr, approvers=d.approvers, path=where.file.path, repo=str(where.repo),
-                                    base=where.base, change=change.rstrip(), fields=p.pointers)  # fmt: skip
+                                    base=where.base, change=change.rstrip(), fields=p.pointers,
+                                    committed=p.kind == "commit")  # fmt: skip
         await self._thread(job, message)
 
     async def _permalink(self, channel: str, ts: str) -> str | None:

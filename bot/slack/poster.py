@@ -171,11 +171,18 @@ class SlackPoster:
             raise SlackUnavailable(f"Slack refused the file upload: {type(e).__name__}") from e
 
     async def auth_ok(self) -> bool:
+        return await self.token_problem() is None
+
+    async def token_problem(self) -> str | None:
+        """``None`` when Slack accepts the bot token (``auth.test``), else why not: the Web API's error
+        (``invalid_auth``, ``token_revoked``, ``account_inactive``...) or the reason Slack could not be reached."""
         try:
             await self.call("auth.test")
-        except SlackUnavailable:
-            return False
-        return True
+        except SlackRefused as e:
+            return e.error
+        except SlackUnavailable as e:
+            return str(e)
+        return None
 
 
 async def _guarded(method: str, call: Awaitable[Any]) -> Any:
