@@ -72,7 +72,6 @@ def render(report: Report, fmt: str) -> str:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from bot.analysis import explain
-
     from bot.wording import cli as wording
 
     desired = read_objects(args.desired, option="--desired")

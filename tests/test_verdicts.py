@@ -266,3 +266,57 @@ def test_a_key_that_appeared_at_admission_in_a_custom_resource_is_not_pinned_on_
     f = only(explain([d], [live], app="shop").findings)
     assert f.cause == "unknown" and "webhook" in f.explanation and "CRD" in f.explanation
     assert only(explain([d], [live], [crd(3)], app="shop").findings).cause == "api-defaulting"
+
+
+# --- issue 22, item 4: the manager that wrote the field decides the writer ------------------------------------------
+
+
+def hpa(target: str = "web", namespace: str = "shop") -> dict[str, Any]:
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": target, "namespace": namespace},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target},
+                 "minReplicas": 2, "maxReplicas": 10},
+    }  # fmt: skip
+
+
+def scaled_by(manager: str, subresource: str | None = "scale", replicas: int = 7) -> tuple[dict[str, Any], Any]:
+    d = deployment()
+    live = live_of(d, entry(manager, {"f:spec": {"f:replicas": {}}}, subresource=subresource))
+    del live["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:replicas"]  # taken from Argo CD
+    live["spec"]["replicas"] = replicas
+    return d, live
+
+
+def test_a_person_scaling_through_the_scale_subresource_is_a_manual_edit_even_with_an_hpa() -> None:
+    for manager in ("kubectl", "kubectl-scale", "k9s", "Mozilla"):
+        d, live = scaled_by(manager)
+        f = only(explain([d], [live], [hpa()], app="shop").findings)
+        assert (f.cause, f.writer.manager, f.writer.subresource) == ("manual-edit", manager, "scale"), manager
+        assert f.fix.rule is None and f.fix.action in ("revert", "change-source")
+        # the HPA is context, not the writer: said in words, and the better fix is the autoscaler's, never "commit 7"
+        assert f.writer.object is None
+        assert "HorizontalPodAutoscaler shop/web also targets this Deployment and will overwrite it" in f.explanation
+        assert f.fix.alternative is not None and "leave spec.replicas out of Git" in f.fix.alternative
+
+
+def test_the_hpa_controller_writing_replicas_is_still_the_autoscaler() -> None:
+    d, live = scaled_by("kube-controller-manager")
+    f = only(explain([d], [live], [hpa()], app="shop").findings)
+    assert (f.cause, f.confidence) == ("autoscaler", "confirmed") and f.writer.object is not None
+
+
+def test_a_manager_named_manager_is_no_evidence_of_an_operator() -> None:
+    """Kubebuilder names every controller's binary `manager`: the name alone proves nothing."""
+    d, live = scaled_by("manager", subresource=None, replicas=0)
+    f = only(explain([d], [live], app="shop").findings)
+    assert f.cause != "operator" and f.confidence != "confirmed" and f.fix.rule is None
+    assert "Kubebuilder" in f.explanation
+    # a context object that drives the Deployment is evidence: kube-green's SleepInfo in its namespace
+    sleep: dict[str, Any] = {"apiVersion": "kube-green.com/v1alpha1", "kind": "SleepInfo",
+             "metadata": {"name": "nights", "namespace": "shop"}, "spec": {"sleepAt": "20:00"}}  # fmt: skip
+    f = only(explain([d], [live], [sleep], app="shop").findings)
+    assert f.cause == "operator" and f.writer.object is not None and f.writer.object.kind == "SleepInfo"
+    sleep["spec"]["excludeRef"] = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}]
+    assert only(explain([d], [live], [sleep], app="shop").findings).cause == "unknown"

@@ -60,6 +60,8 @@ class Verdict:
     writer: Writer
     reason: str
     evidence: list[str] = field(default_factory=list)
+    alternative: str | None = None
+    """The better fix when this situation has its own (else the cause's, ``ALTERNATIVES``)."""
 
 
 def entry_text(e: Entry) -> str:

@@ -314,9 +314,12 @@ def _caution(hides: list[str], live: dict[str, Any], ref: ResourceRef) -> str | 
     return wording.CAUTION_WIDE_RULE.format(fields=", ".join(wide), resource=ref.label)
 
 
-def propose(cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any], live: dict[str, Any]) -> Fix:
+def propose(
+    cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any], live: dict[str, Any],
+    *, alternative: str | None = None,
+) -> Fix:  # fmt: skip
     action, wants_rule, fallback, sync_options = _ACTIONS[cause]
-    fix = Fix(action=action, alternative=ALTERNATIVES[cause], avoid=list(wording.AVOID[cause]))
+    fix = Fix(action=action, alternative=alternative or ALTERNATIVES[cause], avoid=list(wording.AVOID[cause]))
     if not wants_rule:
         return fix
     scope: dict[str, Any] = {"group": ref.group} if ref.group else {}

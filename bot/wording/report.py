@@ -178,6 +178,12 @@ VIA_SCALE = " through the scale subresource"
 REASON_AUTOSCALER = "{what} sets the replica count ({manager}{via})"
 EVIDENCE_SCALER = "{scaler} targets this object"
 REASON_PERSON = "a person changed it with {manager}"
+REASON_SCALER_TOO = "; {scaler} also targets this {kind} and will overwrite it"
+EVIDENCE_SCALER_TOO = "{scaler} also targets this {kind} and will overwrite the replica count"
+ALTERNATIVE_SCALED_BY_HAND = (
+    "Sync to put Git's count back until {scaler} changes it again; better, leave spec.replicas out of Git so that "
+    "{scaler} is its only owner, and scale through the autoscaler's minReplicas/maxReplicas instead of by hand."
+)
 REASON_SYNTHETIC = "the owner is the API server's placeholder entry {manager}; the real writer is lost"
 REASON_OTHER_GITOPS = "{tool} applies this object too"
 REASON_OPERATOR = "the controller {manager} writes this field{via}"
@@ -186,6 +192,12 @@ REASON_UNKNOWN_MANAGER = (
     "{manager} wrote it ({operation}): a field manager argo-why does not know, and nothing in the context points "
     "at it, so this is most likely a controller but could also be a person's script that names its own manager"
 )
+REASON_GENERIC_MANAGER = (
+    "{manager} wrote it ({operation}): {what}, so the name tells neither which controller nor whether a controller "
+    "or a person's tool wrote it, and nothing in the context points at one; find the pod that runs it "
+    "(kubectl get pods -A -o wide and their commands) or add the objects that drive this one with --context"
+)
+EVIDENCE_GENERIC_MANAGER = "{manager} is a default field manager name, not evidence of any particular writer"
 EVIDENCE_UNKNOWN_MANAGER = "{manager} is not a known controller's field manager, and no context object names it"
 
 NO_MANAGED_FIELDS = (
