@@ -320,3 +320,143 @@ def test_a_manager_named_manager_is_no_evidence_of_an_operator() -> None:
     assert f.cause == "operator" and f.writer.object is not None and f.writer.object.kind == "SleepInfo"
     sleep["spec"]["excludeRef"] = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}]
     assert only(explain([d], [live], [sleep], app="shop").findings).cause == "unknown"
+
+
+# --- issue 22, item 2: what not to do belongs to its finding and never contradicts its fix ---------------------------
+
+
+def three_causes() -> Any:
+    """web: replicas by the HPA (a rule); worker: an env value Argo CD itself wrote (unknown, no rule); api: an image
+    set by hand (a manual edit, fixed by syncing)."""
+    web = deployment("web")
+    web_live = live_of(web, entry("kube-controller-manager", {"f:spec": {"f:replicas": {}}}, subresource="scale"))
+    web_live["spec"]["replicas"] = 6
+    worker = deployment("worker")
+    worker_live = live_of(worker)
+    worker_live["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = "debug"
+    api = deployment("api")
+    image: dict[str, Any] = {
+        "f:spec": {"f:template": {"f:spec": {"f:containers": {'k:{"name":"app"}': {"f:image": {}}}}}}
+    }
+    api_live = live_of(api, entry("kubectl-edit", image))
+    api_live["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/acme/web:1.0.1-hotfix"
+    return explain([web, worker, api], [web_live, worker_live, api_live], [hpa("web")], app="shop")
+
+
+def test_each_finding_says_its_own_what_not_to_do_in_text_json_and_slack() -> None:
+    from bot.report.text import render
+    from bot.slack.render import Alert, thread_messages
+    from bot.wording import report as wording
+
+    report = three_causes()
+    causes = {f.resource.name: f for f in report.findings}
+    assert {n: f.cause for n, f in causes.items()} == {"web": "autoscaler", "worker": "unknown", "api": "manual-edit"}
+    assert causes["web"].fix.rule is not None and causes["api"].fix.action == "revert"
+    text = render(report)
+    blocks = {name: text.split(f"\nDeployment shop/{name} ", 1)[1].split("\nDeployment ")[0] for name in causes}
+    assert "What not to do:" not in text  # no merged list at the end
+    for name, f in causes.items():
+        assert f.fix.avoid, name
+        for line in f.fix.avoid:
+            assert line in blocks[name], (name, line)  # said under its own finding ...
+            others = [n for n in causes if n != name and line not in causes[n].fix.avoid]
+            assert all(line not in blocks[n] for n in others), (name, line)  # ... and under no other
+    assert "until the writer is known" not in blocks["web"] and "re-sync" not in blocks["api"]
+    as_json = json.loads(json.dumps(report.to_dict()))
+    assert [f["fix"]["avoid"] for f in as_json["findings"]] == [f.fix.avoid for f in report.findings]
+    thread = thread_messages(report, Alert(app="shop"))
+    sections = [b["text"]["text"] for m in thread for b in m.blocks if b["type"] == "section"]
+    for f in report.findings:
+        [fix_section] = [s for s in sections if wording.short_value(f.fix.alternative, 30)[:-1] in s]
+        for other in report.findings:
+            for line in other.fix.avoid:
+                assert (line in fix_section) == (line in f.fix.avoid), (f.resource.name, line)
+
+
+def test_no_advice_forbids_what_its_own_fix_recommends() -> None:
+    from bot.model import CAUSES
+    from bot.wording import report as wording
+
+    for cause in CAUSES:
+        for rule in (True, False):
+            for action in ("ignore", "change-source", "revert", "server-side-diff", "resolve-ownership", "investigate"):
+                for allocated in (True, False):
+                    lines = wording.avoid_for(cause, rule=rule, action=action, allocated=allocated)
+                    asked = wording.recommends(rule, action, False)
+                    assert all(not wording.forbids(line) & asked for line in lines)
+                    if rule:
+                        assert not any("Do not add an ignore rule" in line or "Do not ignore" in line for line in lines)
+                    if action == "revert":
+                        assert not any("re-sync" in line or "expect a sync" in line for line in lines)
+
+
+# --- issue 22, item 5: empty values are shown, allocated values never go into Git ------------------------------------
+
+
+def service(cluster_ip: Any, ssa: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    d: dict[str, Any] = {
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"clusterIP": cluster_ip, "selector": {"app": "web"},
+                 "ports": [{"name": "http", "port": 80, "nodePort": 0}], "type": "NodePort"},
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    live["spec"].update(clusterIP="10.96.41.17", clusterIPs=["10.96.41.17"], sessionAffinity="None")
+    live["spec"]["ports"][0].update(nodePort=31380, protocol="TCP", targetPort=80)
+    owned: dict[str, Any] = {"f:spec": {"f:selector": {}, "f:type": {}}}
+    if ssa:  # the applied configuration holds the empty value: Argo CD owns the field
+        owned["f:spec"]["f:clusterIP"] = {}
+    live["metadata"]["managedFields"] = [
+        {**entry("argocd-controller", owned, "Apply" if ssa else "Update"), "apiVersion": "v1"}
+    ]
+    return d, live
+
+
+def test_an_empty_allocated_field_in_git_is_deleted_from_git_never_filled_with_the_allocated_value() -> None:
+    from bot.report.text import render
+
+    for ssa in (False, True):
+        d, live = service("", ssa)
+        report = explain([d], [live], app="shop")
+        by_pointer = {f.pointer: f for f in report.findings}
+        for pointer, value in (("/spec/clusterIP", "10.96.41.17"), ("/spec/ports/0/nodePort", "31380")):
+            f = by_pointer[pointer]
+            assert (f.fix.action == "change-source" and f.fix.rule is None) or f.fix.fallback, (pointer, ssa)
+            alternative = f.fix.alternative or ""
+            assert alternative.startswith("Delete `") and "from Git" in alternative, alternative
+            assert "Write the defaulted value" not in alternative and "write the mutated value" not in alternative
+            assert not any("Git writes the default" in line for line in f.fix.avoid)
+            assert any("Do not write the allocated value into Git" in line for line in f.fix.avoid)
+            assert value in alternative  # named as what never to write
+        # the empty string stays visible in every sentence
+        f = by_pointer["/spec/clusterIP"]
+        assert 'is 10.96.41.17 live but "" in Git' in f.explanation and 'Delete `clusterIP: ""` from Git' in (
+            f.fix.alternative or ""
+        )
+        assert 'Git:      ""' in render(report)
+
+
+def test_a_claims_volume_name_left_empty_in_git_is_the_binders_and_deleted_from_git() -> None:
+    d: dict[str, Any] = {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "db"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}, "volumeName": ""},
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    live["spec"]["volumeName"] = "pvc-3f1c2b7a-9d8e-4c6b-a5f4-1e2d3c4b5a69"
+    live["metadata"]["managedFields"] = [
+        {
+            **entry("argocd-controller", {"f:spec": {"f:accessModes": {}, "f:resources": {}}}, "Apply"),
+            "apiVersion": "v1",
+        },
+        {**entry("kube-controller-manager", {"f:spec": {"f:volumeName": {}}}), "apiVersion": "v1"},
+    ]
+    f = only(explain([d], [live], app="db").findings)
+    assert f.cause == "operator" and f.fix.action == "change-source" and f.fix.fallback
+    assert (f.fix.alternative or "").startswith('Delete `volumeName: ""` from Git')
+    assert "Render what the controller writes" not in (f.fix.alternative or "")
+
+
+def test_short_values_keep_empty_and_padded_strings_visible() -> None:
+    from bot.wording.report import short_value
+
+    assert short_value("") == '""' and short_value(" x") == '" x"' and short_value("x") == "x"

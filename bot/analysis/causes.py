@@ -27,7 +27,7 @@ from typing import Any
 
 from bot.analysis.canonical import deep_equal, equivalent, is_empty
 from bot.analysis.context import TRACKING_ANNOTATION, annotations_of, same_app, tracked_app
-from bot.analysis.defaulting import dropped, proves
+from bot.analysis.defaulting import allocated, dropped, proves
 from bot.analysis.diff import Delta
 from bot.analysis.facts import FieldFacts, ObjectInputs, Verdict
 from bot.analysis.managedfields import ARGOCD_MANAGERS
@@ -42,8 +42,23 @@ def decide(delta: Delta, inp: ObjectInputs) -> Verdict:
     for rule in _BEFORE_OWNER:
         verdict = rule(facts)
         if verdict is not None:
-            return verdict
-    return by_owner(facts)
+            return _allocated(facts, verdict)
+    return _allocated(facts, by_owner(facts))
+
+
+def _allocated(f: FieldFacts, verdict: Verdict) -> Verdict:
+    """Git leaves empty a field the cluster allocates: whoever filled it in, the fix is to delete the empty field from
+    Git, never to write the allocated value there."""
+    delta, ref = f.delta, f.obj.ref
+    git = delta.desired
+    if git is MISSING or not _blank(git) or not allocated(ref.group, ref.kind, delta.path):
+        return verdict
+    name = next((t for t in reversed(delta.path) if isinstance(t, str)), "")
+    verdict.alternative = wording.ALTERNATIVE_ALLOCATED.format(
+        field=name, git=wording.short_value(git), live=wording.short_value(delta.live)
+    )
+    verdict.allocated = True
+    return verdict
 
 
 def _shared(f: FieldFacts) -> Verdict | None:
@@ -92,9 +107,17 @@ def _normalization(f: FieldFacts) -> Verdict | None:
     )
 
 
+def _blank(value: Any) -> bool:
+    """Empty as Git can write an allocated field: ``""``, null, ``[]``, ``[""]``, or ``0`` (a nodePort to allocate)."""
+    if is_empty(value) or (type(value) is int and value == 0):
+        return True
+    return isinstance(value, list) and all(is_empty(v) for v in value)
+
+
 def _defaulting(f: FieldFacts) -> Verdict | None:
     delta, ref = f.delta, f.obj.ref
-    if not (delta.desired is MISSING or is_empty(delta.desired)) or delta.live is MISSING or f.others:
+    blank = is_empty(delta.desired) or (allocated(ref.group, ref.kind, delta.path) and _blank(delta.desired))
+    if not blank or delta.live is MISSING or f.others:
         return None
     if f.added_item:
         return None  # an item that appears in a list is something a controller or a webhook added, not a default

@@ -1,8 +1,9 @@
 """The Report as text for a person in a terminal.
 
 Grouped by resource, one verdict per field, then the evidence, the proposed rule
-as YAML and the advice. Pure: Report in, string out. Values are already masked
-in the Report; nothing else is read.
+as YAML and the advice (the better fix and what not to do, both the finding's
+own). Pure: Report in, string out. Values are already masked in the Report;
+nothing else is read.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def _finding(f: Finding) -> list[str]:
         lines.append(f"    hides:    {', '.join(f.fix.hides)}")
     if f.fix.alternative:
         lines.append(f"    better:   {f.fix.alternative}")
+    # what not to do belongs to its finding: merged across findings, one finding's advice contradicts another's fix
+    lines += [f"    {'avoid:' if i == 0 else '':<10}{line}" for i, line in enumerate(f.fix.avoid)]
     return lines
 
 
@@ -100,8 +103,6 @@ def _body(report: Report) -> str:
         for f in group:
             out.extend(_finding(f))
             out.append("")
-    out.append("What not to do:")
-    out.extend(f"  - {line}" for line in wording.avoid_lines(f.cause for f in report.findings))
     for n in report.notes:
         out.append(f"note: {n}")
     return "\n".join(out) + "\n"

@@ -119,10 +119,10 @@ SLACK_NO_RULE_REASONS: dict[str, str] = {
 SLACK_BETTER_FIX = "*Better fix:* {alternative}"
 SLACK_AND_MORE = "and {count} more"
 SLACK_CUT = "… cut; see `argo-why why {app}` for the rest"
-SLACK_DO_NOT_TITLE = "What not to do"
+SLACK_DO_NOT_TITLE = "*What not to do:*"
 SLACK_NO_DRIFT = "No field differs: {resources} of {app} match Git."
 SLACK_TEXT_THREAD = "Why {app} is OutOfSync ({part} of {parts}): {findings}"
-SLACK_TEXT_DO_NOT = "What not to do: {advice}"
+SLACK_TEXT_NOTES = "Notes on the analysis of {app}"
 
 # after the last retry of a failed analysis (in the thread)
 SLACK_ANALYSIS_FAILED = "argo-why could not analyse {app}: {reason}"
