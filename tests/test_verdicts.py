@@ -460,3 +460,37 @@ def test_short_values_keep_empty_and_padded_strings_visible() -> None:
     from bot.wording.report import short_value
 
     assert short_value("") == '""' and short_value(" x") == '" x"' and short_value("x") == "x"
+
+
+# --- issue 22, item 6: identical drift on sibling items gets a verified rule per item ---------------------------------
+
+
+def test_the_same_ca_injected_into_every_webhook_gets_a_verified_rule_for_each_webhook() -> None:
+    names = ["a.example.com", "b.example.com", "c.example.com", "d.example.com"]
+    d: dict[str, Any] = {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": "hooks"},
+        "webhooks": [{"name": n, "failurePolicy": "Fail", "sideEffects": "None",
+                      "clientConfig": {"caBundle": "Cg==", "service": {"name": "svc", "namespace": "n"}}}
+                     for n in names],
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    injected: dict[str, Any] = {
+        f'k:{{"name":"{n}"}}': {".": {}, "f:clientConfig": {"f:caBundle": {}}, "f:name": {}} for n in names[:3]
+    }
+    live["metadata"]["managedFields"] = [
+        {
+            **entry("cert-manager-cainjector", {"f:webhooks": injected}, "Apply"),
+            "apiVersion": "admissionregistration.k8s.io/v1",
+        }
+    ]
+    for w in live["webhooks"][:3]:  # the fourth keeps Git's value: it differs nowhere
+        w["clientConfig"]["caBundle"] = "LS0tLS1CRUdJTi1DQS0tLS0t"
+    report = explain([d], [live], app="shop")
+    assert [f.pointer for f in report.findings] == [f"/webhooks/{i}/clientConfig/caBundle" for i in range(3)]
+    for i, f in enumerate(report.findings):
+        assert f.cause == "operator" and f.fix.verified is True and f.fix.rule is not None, f.pointer
+        assert f.fix.rule["jqPathExpressions"] == [
+            f'.webhooks[] | select(.name == "{names[i]}") | .clientConfig.caBundle'
+        ]
+        assert f.fix.hides == [f.pointer] and "no ignore rule can hide" not in f.explanation

@@ -280,7 +280,15 @@ def verify(
     except ValueError:
         return None
     removed = []
-    for d in before:
+
+    def hidden(d: Delta) -> bool:
+        return any(covers(h, d.pointer) for h in hides) or (
+            d.live is MISSING and any(d.desired_path[: len(h)] == h for h in hidden_desired)
+        )
+
+    # the same difference on sibling items (one CA in every webhook) has one signature: the ones the rule leaves
+    # are matched first, so that the one it hides is the one found removed, whichever sibling the rule is for
+    for d in sorted(before, key=hidden):
         sig = _signature(d)
         if after[sig] > 0:
             after[sig] -= 1
