@@ -494,3 +494,49 @@ def test_the_same_ca_injected_into_every_webhook_gets_a_verified_rule_for_each_w
             f'.webhooks[] | select(.name == "{names[i]}") | .clientConfig.caBundle'
         ]
         assert f.fix.hides == [f.pointer] and "no ignore rule can hide" not in f.explanation
+
+
+# --- issue 22, item 7: a custom resource's value re-serialised by its own webhook -----------------------------------
+
+
+def certificate(duration: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+        "metadata": {"name": "tls", "namespace": "shop"},
+        "spec": {"secretName": "tls", "duration": duration, "issuerRef": {"name": "ca", "kind": "ClusterIssuer"}},
+    }  # fmt: skip
+
+
+def cert_manager_webhook() -> dict[str, Any]:
+    rule = {"apiGroups": ["cert-manager.io"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+            "resources": ["*/*"]}  # fmt: skip
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+            "metadata": {"name": "cert-manager-webhook"},
+            "webhooks": [{"name": "webhook.cert-manager.io", "rules": [rule]}]}  # fmt: skip
+
+
+def test_a_custom_resources_duration_rewritten_by_its_webhook_names_the_webhook_and_the_value_to_write() -> None:
+    d = certificate("2160h")
+    live = certificate("2160h0m0s")
+    spec: dict[str, Any] = {"f:spec": {"f:duration": {}, "f:secretName": {}, "f:issuerRef": {}}}
+    live["metadata"]["managedFields"] = [{**entry("argocd-controller", spec), "apiVersion": "cert-manager.io/v1"}]
+    f = only(explain([d], [live], [cert_manager_webhook()], app="shop").findings)
+    assert (f.cause, f.writer.manager) == ("normalization", "argocd-controller")
+    assert f.writer.object is not None and f.writer.object.name == "cert-manager-webhook"
+    words = " ".join([f.explanation, f.fix.alternative or "", *f.fix.avoid])
+    assert "the API server stores what it is given" in f.explanation
+    assert "webhook.cert-manager.io" in f.explanation and "cert-manager-webhook" in words
+    assert "Write `2160h0m0s` in Git" in (f.fix.alternative or "")
+    assert not any("the API server stores the same value" in line or "the API server normalises" in line
+                   for line in f.fix.avoid)  # fmt: skip
+    # without the webhook in the context, the words still do not blame the API server, and say what to add
+    f = only(explain([d], [live], app="shop").findings)
+    assert "own mutating webhook or conversion" in f.explanation and "--context" in f.explanation
+    assert not any("the API server" in line for line in f.fix.avoid)
+    # a built-in kind's quantity is the API server's form: named, with the exact value to write
+    dep = deployment()
+    dep_live = live_of(dep)
+    dep["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "0.5"  # stored as 500m
+    f = only(explain([dep], [dep_live], app="shop").findings)
+    assert f.cause == "normalization" and "Write `500m` in Git instead of `0.5`" in (f.fix.alternative or "")
+    assert any("the API server stores the same value" in line for line in f.fix.avoid)

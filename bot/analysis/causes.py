@@ -32,6 +32,7 @@ from bot.analysis.diff import Delta
 from bot.analysis.facts import FieldFacts, ObjectInputs, Verdict
 from bot.analysis.managedfields import ARGOCD_MANAGERS
 from bot.analysis.pointer import MISSING, resolve
+from bot.analysis.schema import is_known
 from bot.analysis.writers import by_owner, is_human
 from bot.model import Confidence, ObjectRef
 from bot.wording import report as wording
@@ -90,7 +91,7 @@ def _shared(f: FieldFacts) -> Verdict | None:
 def _normalization(f: FieldFacts) -> Verdict | None:
     why = equivalent(f.delta.desired, f.delta.live, f.delta.path)
     if why is not None:
-        return Verdict("normalization", "confirmed", f.writer(), why, list(f.evidence))
+        return _normalised(f, why)
     delta, ref = f.delta, f.obj.ref
     if delta.live is not MISSING or delta.desired is MISSING or f.others:
         return None
@@ -112,6 +113,48 @@ def _blank(value: Any) -> bool:
     if is_empty(value) or (type(value) is int and value == 0):
         return True
     return isinstance(value, list) and all(is_empty(v) for v in value)
+
+
+def _normalised(f: FieldFacts, why: str) -> Verdict:
+    """The same value in another form: who stored it so, and the exact form to write in Git.
+
+    A built-in kind goes through the API server's Go types, which re-serialise quantities and durations. A custom
+    resource is stored as it is given: the form comes from its own mutating webhook or conversion (or the controller
+    that wrote it), which the context names when it holds them."""
+    delta, ref = f.delta, f.obj.ref
+    verdict = Verdict("normalization", "confirmed", f.writer(), why, list(f.evidence))
+    notation = not is_empty(delta.desired) and not isinstance(delta.live, list | dict)
+    if not is_known(ref.group, ref.kind) and notation:
+        who, obj, evidence = _custom_normaliser(f)
+        verdict.who, verdict.writer = who, f.writer(obj)
+        verdict.reason = wording.REASON_CR_NORMALISED.format(why=why, who=who)
+        verdict.reason += wording.CR_UNSEEN_HINT if who == wording.WHO_CR_UNSEEN else ""
+        verdict.evidence = [*evidence, *verdict.evidence]
+    if notation and not (ref.group == "" and ref.kind == "Secret"):
+        verdict.alternative = wording.ALTERNATIVE_CANONICAL.format(
+            value=wording.short_value(delta.live), git=wording.short_value(delta.desired),
+            who=verdict.who or wording.THE_API_SERVER,
+        )  # fmt: skip
+    return verdict
+
+
+def _custom_normaliser(f: FieldFacts) -> tuple[str, ObjectRef | None, list[str]]:
+    """Who re-serialised a custom resource's value: a mutating webhook that intercepts it, the conversion webhook of
+    its CRD, the controller that owns the field, or, when the context shows none, the resource's own webhook."""
+    hooks = f.obj.index.webhooks_for(f.obj.live)
+    if hooks:
+        h = next((h for h in hooks if "UPDATE" in h.operations), hooks[0])
+        ev = wording.EVIDENCE_WEBHOOK_OPS.format(configuration=h.configuration.label, webhook=h.webhook,
+                                                 operations="/".join(h.operations))  # fmt: skip
+        return wording.WHO_WEBHOOK.format(webhook=h.webhook, configuration=h.configuration.label), h.configuration, [ev]
+    crd = f.obj.crd()
+    conversion = ((crd or {}).get("spec") or {}).get("conversion") or {}
+    if crd is not None and conversion.get("strategy") == "Webhook":
+        name = str((crd.get("metadata") or {}).get("name"))
+        return wording.WHO_CONVERSION.format(crd=name), ObjectRef("CustomResourceDefinition", name), []
+    if f.others and f.chosen is not None:
+        return f.chosen.manager, None, []
+    return wording.WHO_CR_UNSEEN, None, []
 
 
 def _defaulting(f: FieldFacts) -> Verdict | None:

@@ -232,6 +232,20 @@ ALTERNATIVE_ALLOCATED = (
     "Delete `{field}: {git}` from Git (render the key only when it has a value): the cluster allocates {field} for "
     "this object, so an empty value in Git never matches it. Never write the allocated value ({live}) into Git."
 )
+ALTERNATIVE_CANONICAL = (
+    "Write `{value}` in Git instead of `{git}`: the form {who} stores, so that Git and the cluster agree; "
+    "ServerSideDiff=true also compares after that rewrite. An ignore rule is only a fallback."
+)
+REASON_CR_NORMALISED = (
+    "{why}; for a custom resource the API server stores what it is given, so {who} re-serialised it in its own form"
+)
+WHO_WEBHOOK = "webhook {webhook} of {configuration}"
+WHO_CONVERSION = "the conversion webhook of CustomResourceDefinition {crd}"
+WHO_CR_UNSEEN = "the resource's own mutating webhook or conversion"
+CR_UNSEEN_HINT = (
+    " (none is in the context: add the MutatingWebhookConfigurations and the CustomResourceDefinition with --context "
+    "to name it)"
+)
 ALTERNATIVE_SCALED_BY_HAND = (
     "Sync to put Git's count back until {scaler} changes it again; better, leave spec.replicas out of Git so that "
     "{scaler} is its only owner, and scale through the autoscaler's minReplicas/maxReplicas instead of by hand."
