@@ -540,3 +540,42 @@ def test_a_custom_resources_duration_rewritten_by_its_webhook_names_the_webhook_
     f = only(explain([dep], [dep_live], app="shop").findings)
     assert f.cause == "normalization" and "Write `500m` in Git instead of `0.5`" in (f.fix.alternative or "")
     assert any("the API server stores the same value" in line for line in f.fix.avoid)
+
+
+# --- issue 22, item 9: the rules to paste hold one entry per object ---------------------------------------------------
+
+
+def test_rules_for_several_fields_of_one_object_are_pasted_as_one_entry_per_object() -> None:
+    import yaml
+
+    from bot.analysis.rules import rule_paths
+    from bot.cli import read_objects
+    from bot.fixes.proposal import ignore_proposal, rule_key
+    from bot.report.text import render
+    from bot.slack.render import Alert, thread_messages
+    from tests.conftest import CASEBOOK
+
+    case = CASEBOOK / "cases" / "rollouts-virtualservice-weights"
+    desired, live = read_objects([str(case / "desired.yaml")]), read_objects([str(case / "live.yaml")])
+    context = read_objects([str(case / "context.yaml")]) if (case / "context.yaml").exists() else []
+    report = explain(desired, live, context, app=json.loads((case / "case.json").read_text())["app"])
+    ruled = [f for f in report.findings if f.fix.rule is not None and not f.fix.fallback]
+    assert len(ruled) >= 2 and len({rule_key(f.fix.rule) for f in ruled if f.fix.rule}) == 1
+    # the JSON contract keeps one rule per finding ...
+    assert all(len((f.fix.rule or {}).get("jqPathExpressions", []) + (f.fix.rule or {}).get("jsonPointers", [])) == 1
+               for f in ruled)  # fmt: skip
+    # ... and what people paste has one entry for the object, covering every finding, as the PR writes it
+    text = render(report)
+    block = text.split("Rules to paste under the Application's spec", 1)[1].split(":\n", 1)[1].split("\n\n")[0]
+    pasted = yaml.safe_load(block)["ignoreDifferences"]
+    assert len(pasted) == 1
+    [obj] = [o for o in live if o["kind"] == ruled[0].resource.kind]
+    hidden = {"/" + "/".join(str(t) for t in p) for p in rule_paths(pasted[0], obj)}
+    assert {f.pointer for f in ruled} <= hidden
+    proposal = ignore_proposal("app", None, report.findings)
+    assert proposal is not None and [r for r in proposal.rules if rule_key(r) == rule_key(pasted[0])] == pasted
+    thread = thread_messages(report, Alert(app="app"))
+    paste = [
+        b["text"]["text"] for m in thread for b in m.blocks if "Rules to paste" in b.get("text", {}).get("text", "")
+    ]
+    assert len(paste) == 1 and paste[0].count("kind: VirtualService") == 1

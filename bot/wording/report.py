@@ -285,6 +285,13 @@ NO_NARROW_RULE = (
     "no ignore rule can hide this without also hiding values Git sets (list items are selected by content or key, "
     "and none tells these apart), so none is proposed"
 )
+PASTE_RULES = (
+    "Rules to paste under the Application's spec: one ignoreDifferences entry per object, with the pointers and "
+    "expressions of all its findings"
+)
+PASTE_FALLBACK_RULES = (
+    "Fallback rules to paste only while the better fixes above cannot be made: one ignoreDifferences entry per object"
+)
 CAUTION_WIDE_RULE = (
     "Caution: the rule hides {fields} of {resource}, so future Git changes there will not be synced either."
 )

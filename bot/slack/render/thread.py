@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import yaml
 
+from bot.fixes.proposal import merge_rules
 from bot.model import Finding, Report
 from bot.slack.render.blocks import JSONBlock, Message, context, message, pack, section
 from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, plural, value_md
@@ -27,7 +28,7 @@ from bot.slack.render.phrases import (
     verdict_plain,
 )
 from bot.wording import slack as wording
-from bot.wording.report import CAUSE_TITLES, NO_NARROW_RULE
+from bot.wording.report import CAUSE_TITLES, NO_NARROW_RULE, PASTE_FALLBACK_RULES, PASTE_RULES
 
 HIDES_SHOWN = 5
 
@@ -167,7 +168,27 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
         )
         messages.append(message(plain, blocks))
 
+    paste = _paste_groups(report, note)
+    if paste:
+        messages += [message(wording.SLACK_TEXT_PASTE.format(app=alert.app), blocks) for blocks, _ in pack(paste)]
     if report.notes:
         final = pack(_notes_groups(report.notes, note))
         messages += [message(wording.SLACK_TEXT_NOTES.format(app=alert.app), blocks) for blocks, _ in final]
     return messages
+
+
+def _paste_groups(report: Report, note: str) -> list[tuple[list[JSONBlock], str]]:
+    """Where several findings have rules: all of them as one would paste them, one ignoreDifferences entry per
+    object (merged as the pull request merges them), fallback rules apart."""
+    groups: list[tuple[list[JSONBlock], str]] = []
+    for fallback, title in ((False, PASTE_RULES), (True, PASTE_FALLBACK_RULES)):
+        ruled = [f for f in report.findings if f.fix.rule is not None and f.fix.fallback == fallback]
+        if len(ruled) < 2:
+            continue
+        tree: dict[str, object] = {"ignoreDifferences": merge_rules(f.fix.rule for f in ruled if f.fix.rule)}
+        options = list(dict.fromkeys(o for f in ruled for o in f.fix.sync_options))
+        if options:
+            tree["syncPolicy"] = {"syncOptions": options}
+        text = yaml.safe_dump(tree, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1000)
+        groups.append(([section(f"*{escape(title)}:*\n{code_block(text.rstrip())}", note)], ""))
+    return groups
