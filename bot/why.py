@@ -98,8 +98,9 @@ def loop_warnings(facts: dict[str, Any], findings: Sequence[Finding]) -> list[st
         return []
     writers = sorted({f.writer.label for f in fighting})
     return [wording.WRITE_LOOP.format(
-        writers=", ".join(writers), fields=len(fighting),
-        attempts=facts.get("auto_heal_attempts") or 0, syncs=facts.get("syncs_same_revision_last_hour") or 0,
+        writers=", ".join(writers), fields=wording.plural(wording.FIELDS, len(fighting)),
+        attempts=wording.plural(wording.SELF_HEAL_ATTEMPTS, int(facts.get("auto_heal_attempts") or 0)),
+        syncs=wording.plural(wording.SYNCS, int(facts.get("syncs_same_revision_last_hour") or 0)),
     )]  # fmt: skip
 
 

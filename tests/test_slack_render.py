@@ -40,7 +40,7 @@ from bot.slack.render import (
 )
 from bot.slack.render.digest import digest_list
 from bot.wording import slack as wording
-from bot.wording.report import ALTERNATIVES, MASK, WRITE_LOOP
+from bot.wording.report import ALTERNATIVES, FIELDS, MASK, SELF_HEAL_ATTEMPTS, SYNCS, WRITE_LOOP, plural
 from tests.conftest import CASEBOOK, deployment, entry, live_of
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "slack"
@@ -217,7 +217,14 @@ def hand_report() -> Report:
         findings=[hpa, cpu, image, token],
         notes=["Service shop/web has no managedFields: ownership is unknown."],
         resources_compared=4,
-        warnings=[WRITE_LOOP.format(writers="HorizontalPodAutoscaler shop/web", fields=1, attempts=5, syncs=4)],
+        warnings=[
+            WRITE_LOOP.format(
+                writers="HorizontalPodAutoscaler shop/web",
+                fields=plural(FIELDS, 1),
+                attempts=plural(SELF_HEAL_ATTEMPTS, 5),
+                syncs=plural(SYNCS, 4),
+            )
+        ],
         application={
             "name": "shop",
             "namespace": "argocd",

@@ -162,9 +162,14 @@ def explain(
                 continue
             report.findings.append(_finding(delta, inputs))
     if report.not_compared:
-        report.notes.insert(0, wording.NOT_COMPARED.format(count=len(report.not_compared), total=len(pairs)))
+        report.notes.insert(
+            0,
+            wording.NOT_COMPARED.format(
+                count=len(report.not_compared), total=wording.plural(wording.DESIRED_OBJECTS, len(pairs))
+            ),
+        )
     if report.ignored:
-        report.notes.append(wording.ALREADY_IGNORED.format(count=report.ignored))
+        report.notes.append(wording.ALREADY_IGNORED.format(count=wording.plural(wording.DIFFERENCES, report.ignored)))
     report.findings.sort(key=Finding.sort_key)
     return report
 

@@ -82,7 +82,7 @@ class Runtime:
             for t in late:
                 t.cancel()  # the worker hands its entry back as it stops
             if late:
-                log.warning("%d job(s) still running after the grace period: handed back to the other replicas",
+                log.warning("jobs still running after the grace period, handed back to the other replicas: %d",
                             len(late))  # fmt: skip
             await asyncio.gather(*self.tasks, return_exceptions=True)
         if self.scheduler.leader:

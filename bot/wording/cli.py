@@ -74,7 +74,7 @@ GIT_RATE_LIMITED = (
 GIT_RATE_RESET_AT = "at {time} UTC, in {seconds} s"
 GIT_RATE_RESET_UNKNOWN = "in a minute or so"
 GIT_UNAVAILABLE = (
-    "{host} could not {action} in {repo} ({detail}) after {attempts} attempt(s): it is unreachable, down or "
+    "{host} could not {action} in {repo} ({detail}; attempts: {attempts}): it is unreachable, down or "
     "overloaded. Try again in a few minutes."
 )
 GIT_REJECTED = "{host} refused to {action} in {repo} ({status}: {detail})."
@@ -86,6 +86,10 @@ GIT_NO_API_URL = (
 GIT_UNKNOWN_PROVIDER = "GIT_PROVIDER is {provider!r}: argo-why supports github and gitlab."
 
 # Refused URLs and paths (UnsupportedRepo). {url} is shown without any user:password part.
+GIT_URL_NOT_ENTERPRISE = (
+    "{url}: the repository is on github.com, but GIT_API_URL points at GitHub Enterprise ({host}), whose API and "
+    "token do not reach github.com. Keep the definition in a repository on {host}, or run an argo-why for github.com."
+)
 GIT_URL_HOST = (
     "{url}: {host} is not the configured Git host (accepted: {accepted}). Set GIT_PROVIDER and GIT_API_URL for "
     "that host, or keep the definition in a repository on {accepted}."

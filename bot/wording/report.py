@@ -11,6 +11,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
+
+def plural(forms: tuple[str, str], count: int) -> str:
+    """The singular or the plural form of a pair below, filled with ``count``: output never says "field(s)"."""
+    return forms[0 if count == 1 else 1].format(count=count)
+
+
+RESOURCES = ("{count} resource", "{count} resources")
+DIFFERENCES = ("{count} difference", "{count} differences")
+DESIRED_OBJECTS = ("{count} desired object", "{count} desired objects")
+FIELDS = ("{count} field", "{count} fields")
+SELF_HEAL_ATTEMPTS = ("{count} self-heal attempt", "{count} self-heal attempts")
+SYNCS = ("{count} sync", "{count} syncs")
+
+
 CAUSE_TITLES: dict[str, str] = {
     "autoscaler": "rewritten by an autoscaler",
     "operator": "rewritten by a controller",
@@ -271,16 +285,15 @@ NO_MANAGED_FIELDS = (
     "findings on it have lowered confidence."
 )
 NOT_LIVE = "{label} is in the desired manifests but not among the live objects: it was not compared."
-NOT_COMPARED = (
-    "{count} of {total} desired object(s) were not compared (no live counterpart): the report says nothing about them."
-)
-NO_DRIFT = "No drift: {compared} resource(s) of {app} match Git."
+# {total}, {compared}, {count} below are already counted phrases (``plural``): "3 resources", "1 desired object"
+NOT_COMPARED = "Not compared (no live counterpart): {count} of {total}; the report says nothing about them."
+NO_DRIFT = "No drift: {app} matches Git in {compared}."
 INCOMPLETE = (
-    "Incomplete: no field differs in the {compared} compared resource(s) of {app}, but {count} desired object(s) "
-    "were not compared, so this is not a clean bill: {labels}."
+    "Incomplete: no field of {app} differs in the {compared} compared, but {count} not compared, so this is not a "
+    "clean bill: {labels}."
 )
 NO_APP = "No --app given and no tracking annotation found: shared-resource detection is off."
-ALREADY_IGNORED = "{count} difference(s) are already covered by existing ignoreDifferences rules."
+ALREADY_IGNORED = "Already covered by existing ignoreDifferences rules: {count}."
 NO_NARROW_RULE = (
     "no ignore rule can hide this without also hiding values Git sets (list items are selected by content or key, "
     "and none tells these apart), so none is proposed"
@@ -300,7 +313,7 @@ NO_CLUSTER = (
     "checked, so causes that need them have lowered confidence."
 )
 WRITE_LOOP = (
-    "Write loop: selfHeal is on while {writers} also writes {fields} field(s); Argo CD and the other writer "
-    "overwrite each other ({attempts} self-heal attempt(s), {syncs} sync(s) of this revision in the last hour). "
+    "Write loop: selfHeal is on while {writers} also writes {fields}; Argo CD and the other writer "
+    "overwrite each other ({attempts}, {syncs} of this revision in the last hour). "
     "Fix the ownership before anything else."
 )

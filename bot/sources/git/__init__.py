@@ -22,6 +22,7 @@ from bot.sources.git.urls import (
     check_repo_path,
     parse_repo_url,
     parse_web_url,
+    web_url_candidates,
 )
 from bot.wording import cli as wording
 
@@ -42,6 +43,7 @@ __all__ = [
     "make_git_host",
     "parse_repo_url",
     "parse_web_url",
+    "web_url_candidates",
 ]
 
 
