@@ -34,6 +34,7 @@ from bot.health import OK, SlackAuth, store_state
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
 from bot.runtime import Runtime, Services
+from bot.slack.channels import Channels
 from bot.slack.directory import Directory
 from bot.slack.outbox import Outbox
 from bot.slack.poster import SlackPoster, make_client
@@ -63,6 +64,7 @@ def build_services(settings: Settings, metrics: Metrics | None = None) -> Servic
                     outbox=Outbox(poster, store),
                     argocd=argocd_factory(settings.argocd), cluster=clusters(settings.argocd),
                     directory=Directory(poster), channel=required(slack.channel, "SLACK_CHANNEL"),
+                    channels=Channels(poster),
                     git=git_factory(settings.git))  # fmt: skip
 
 

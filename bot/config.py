@@ -20,6 +20,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
 from bot.errors import ArgoWhyError
+from bot.routing import RouteError, parse_approver_routes, parse_channel_routes
 
 _DESCRIPTIONS = {
     "SLACK_BOT_TOKEN": "the bot token (xoxb-...) of the Slack app",
@@ -118,6 +119,16 @@ class SlackSettings(_Group):
     api_url: str | None = Field(None, validation_alias="SLACK_API_URL")
     channel_interval_s: float = Field(1.0, ge=0, le=60, validation_alias="SLACK_CHANNEL_INTERVAL")
     """Seconds between two messages to one channel (Slack allows about one per second per channel)."""
+    channel_routes: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict, validation_alias="CHANNEL_ROUTES")
+    """AppProject glob -> channel (ID or ``#name``), first match wins (format: :mod:`bot.routing`)."""
+
+    @field_validator("channel_routes", mode="before")
+    @classmethod
+    def _routes(cls, v: object) -> object:
+        try:
+            return parse_channel_routes(v)
+        except RouteError as e:
+            raise ValueError(str(e)) from None
 
     @field_validator("api_url")
     @classmethod
@@ -150,6 +161,10 @@ class GitSettings(_Group):
     api_url: str | None = Field(None, validation_alias="GIT_API_URL")
     approvers: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias="APPROVERS")
     approvals_required: Literal[1, 2] = Field(1, validation_alias="APPROVALS_REQUIRED")
+    approver_routes: Annotated[dict[str, list[str]], NoDecode] = Field(
+        default_factory=dict, validation_alias="APPROVER_ROUTES"
+    )
+    """AppProject glob -> user and user-group IDs who may approve its apps' fixes; unmatched projects: ``APPROVERS``."""
     pr_poll_s: float = Field(60.0, ge=1, le=3600, validation_alias="PR_POLL_SECONDS")
     """How often the pull requests argo-why opened are looked at (merged, closed)."""
 
@@ -173,6 +188,14 @@ class GitSettings(_Group):
                 raise ValueError("must be 1 or 2")
             return int(v)
         return v
+
+    @field_validator("approver_routes", mode="before")
+    @classmethod
+    def _approver_routes(cls, v: object) -> object:
+        try:
+            return parse_approver_routes(v)
+        except RouteError as e:
+            raise ValueError(str(e)) from None
 
     @field_validator("approvers", mode="before")
     @classmethod

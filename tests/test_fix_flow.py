@@ -400,7 +400,11 @@ async def test_the_follow_up_says_merged_and_synced_or_brings_the_button_back(
         argocd.add_app(synced, resources, renders)
         await until(lambda: any("is Synced again" in m["text"] for m in replies(slack, parent)))
         await until(lambda: "Synced again" in slack.messages(CHANNEL)[0]["text"])
-        assert await bot.services.store.list_prs() == {}
+
+        async def forgotten() -> bool:  # the job forgets the PR right after it turned the parent green
+            return await bot.services.store.list_prs() == {}
+
+        await until(forgotten)
 
 
 async def test_a_later_alert_keeps_the_pr_link_not_a_fresh_button(

@@ -149,6 +149,14 @@ class SlackPoster:
                 return None
         return None
 
+    async def channels_page(self, cursor: str | None, limit: int) -> Any:
+        """One page of ``conversations.list`` (public and private channels the bot can see, archived left out); a
+        read method, so form fields like :meth:`find_marked`."""
+        args: dict[str, Any] = {"types": "public_channel,private_channel", "exclude_archived": True, "limit": limit}
+        if cursor:
+            args["cursor"] = cursor
+        return await _guarded("conversations.list", self.client.conversations_list(**args))
+
     async def update(self, channel: str, ts: str, message: Message) -> None:
         await self.call("chat.update", channel=channel, ts=ts, **message.to_dict())
 

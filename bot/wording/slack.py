@@ -242,6 +242,31 @@ SLACK_PR_MERGED = "{icon} PR {link} was merged and {app} is Synced again."
 SLACK_PR_MERGED_WAITING = "PR {link} was merged; argo-why will say when {app} is Synced."
 SLACK_PR_CLOSED = "PR {link} was closed without merging: the Open PR button is back."
 
+# --- many teams, one bot (routing, approvers per project, visibility) ------------------------------------------------
+ROUTE_SOURCES = {
+    "app-annotation": "the Application's argo-why.io/channel annotation",
+    "project-annotation": "the AppProject's argo-why.io/channel annotation",
+    "subscription": "the Application's argo-why notifications subscription",
+    "channel-routes": "CHANNEL_ROUTES",
+    "default": "SLACK_CHANNEL",
+}
+ROUTE_FALLBACK = "The alerts of {app} are posted here instead of their own channel: {reasons}."
+ROUTE_REFUSED = "Slack refused to post in <#{channel}> ({error}: invite argo-why there, or fix the route)"
+ROUTE_MOVED_OLD = (
+    ":arrow_right: The alerts of {app} now go to <#{channel}> ({source}); this thread is not updated any more."
+)
+ROUTE_MOVED_NEW = "The alerts of {app} used to go to <#{channel}>; this thread continues there."
+NOT_VISIBLE = (
+    "`{app}` is not visible here: argo-why answers about an app only in the channel its alerts go to, "
+    "or in a direct message with someone who may approve its fixes."
+)
+SLACK_PR_ONLY_PROJECT = (
+    "Only {approvers} may approve fixes of project {project}, so nothing was done. Ask one of them to click."
+)
+SLACK_PR_NOBODY_PROJECT = (
+    "Nobody may approve fixes of project {project}: give it approvers in APPROVER_ROUTES (or set APPROVERS) in "
+    "argo-why's configuration, then click again."
+)
 # The drift page's link, in the first message of each thread (bot/slack/render/thread.py): {link} the signed link
 # (labelled SLACK_FULL_DIFF_LINK), {hours} how long it works.
 SLACK_FULL_DIFF = "{link}: Git beside the live objects, every line with its writer (link valid {hours} h)"
