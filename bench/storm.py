@@ -17,6 +17,10 @@ prints:
 
 Usage: ``.venv/bin/python bench/storm.py [--apps 1000] [--seconds 60] [--unknown 50]``
 (``redis-server`` must be installed; ``make test`` installs it.)
+
+A webhook whose connection fails is retried (as Argo CD's notifications controller would) and counted by the error's
+name next to the statuses; a benchmark that cannot finish says why in one line on stderr (exit 1), with the last line
+each replica logged, never a traceback.
 """
 
 from __future__ import annotations
@@ -53,6 +57,57 @@ CASE = EXAMPLES / "checkout-hpa-and-hotfix"
 REPLICAS = 2
 
 
+ATTEMPTS = 3
+
+
+async def post_webhook(client: httpx.AsyncClient, body: dict[str, object], headers: dict[str, str],
+                       outcomes: Counter[str]) -> None:  # fmt: skip
+    """POST one webhook; a transport error (connection reset or closed, timeout) is counted and retried: the bot's
+    intake is idempotent, so a retry of an entry already queued answers 200 duplicate."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            r = await client.post("/webhooks/argocd", json=body, headers=headers)
+        except httpx.TransportError as e:
+            outcomes[type(e).__name__] += 1
+            if attempt == ATTEMPTS:
+                return
+            await asyncio.sleep(0.1 * attempt)
+            continue
+        outcomes[str(r.status_code)] += 1
+        return
+
+
+def failure_line(e: BaseException) -> str:
+    """Why the benchmark stopped, in one line (an httpx error's own message is often empty)."""
+    if isinstance(e, httpx.RequestError):
+        try:
+            where = f" on {e.request.method} {e.request.url}"
+        except RuntimeError:  # no request attached
+            where = ""
+        detail = str(e) or "the connection was closed before the answer"
+        return f"storm: failed: {type(e).__name__}{where}: {detail}"
+    return f"storm: failed: {type(e).__name__}: {e}" if str(e) else f"storm: failed: {type(e).__name__}"
+
+
+def wait_replica(port: int, replica: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """Until the replica listens on ``port``; a replica that exits first (a bad setting) is said at once."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if replica.poll() is not None:
+            raise RuntimeError(f"the replica for port {port} exited with status {replica.returncode} before listening")
+        try:
+            wait_port(port, 0.2)
+            return
+        except TimeoutError:
+            continue
+    raise TimeoutError(f"nothing listens on port {port} after {timeout:.0f} s")
+
+
+def last_line(path: Path) -> str:
+    lines = path.read_text(errors="replace").strip().splitlines() if path.exists() else []
+    return lines[-1][:200] if lines else "(nothing logged)"
+
+
 def peak_rss_mb(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
     match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
@@ -67,6 +122,10 @@ def analysed(text: str) -> float:
     """Apps analysed by one replica: every outcome but the ones that did not analyse (muted, Slack unavailable)."""
     rows = re.findall(r'^argo_why_analyses_total\{outcome="([^"]+)"\} (\S+)$', text, re.M)
     return sum(float(v) for outcome, v in rows if outcome in ("drift", "clean", "failed"))
+
+
+class StormFailed(Exception):
+    """The benchmark could not finish; ``str()`` is the one line that says why."""
 
 
 async def storm(args: argparse.Namespace) -> None:
@@ -105,9 +164,14 @@ async def storm(args: argparse.Namespace) -> None:
         replicas = [subprocess.Popen(command, env={**env, "PORT": str(p)}, stdout=subprocess.DEVNULL, stderr=log)
                     for p, log in zip(ports, logs, strict=True)]  # fmt: skip
         try:
-            for p in ports:
-                wait_port(p, 30)
+            for p, replica in zip(ports, replicas, strict=True):
+                wait_replica(p, replica)
             await run(args, apps, ports, token, slack, argocd, replicas)
+        except Exception as e:
+            for log in logs:
+                log.flush()
+            said = "; ".join(f"replica {i}: {last_line(Path(tmp) / f'replica-{i}.log')}" for i in range(REPLICAS))
+            raise StormFailed(f"{failure_line(e)} (last log lines: {said})") from e
         finally:
             for r in replicas:
                 r.terminate()
@@ -126,15 +190,14 @@ async def run(args: argparse.Namespace, apps: list[dict[str, object]], ports: li
     load = bodies + unknown
     order = sorted(range(len(load)), key=lambda i: (i * 7919) % len(load))  # interleaved, deterministic
     headers = {"Authorization": f"Bearer {token}"}
-    statuses: Counter[int] = Counter()
+    statuses: Counter[str] = Counter()
     clients = [httpx.AsyncClient(base_url=f"http://127.0.0.1:{p}", timeout=30) for p in ports]
     start = time.monotonic()
     try:
 
         async def send(n: int, body: dict[str, object]) -> None:
             await asyncio.sleep(n * args.seconds / len(load))
-            r = await clients[n % len(clients)].post("/webhooks/argocd", json=body, headers=headers)
-            statuses[r.status_code] += 1
+            await post_webhook(clients[n % len(clients)], body, headers, statuses)
 
         await asyncio.gather(*(send(n, load[i]) for n, i in enumerate(order)))
         sent = time.monotonic() - start
@@ -171,15 +234,15 @@ async def run(args: argparse.Namespace, apps: list[dict[str, object]], ports: li
     goal = "ok" if len(top) <= 20 else "MISSED"
     print(f"  Slack: {len(top)} messages at the top of the channel (goal <= 20: {goal}), "
           f"{len(replies)} thread replies, {len(updates)} updates, "
-          f"{len(slack.uploads)} file(s); {len(slack.calls)} HTTP requests to Slack in all")  # fmt: skip
+          f"files: {len(slack.uploads)}; {len(slack.calls)} HTTP requests to Slack in all")  # fmt: skip
     rows = [len(u.content.splitlines()) - 1 for u in slack.uploads]
-    print(f"  full list(s) in the digest's thread: {rows} app(s), at {listed_at:.1f} s")
+    print(f"  full lists in the digest's thread, apps in each: {rows}, at {listed_at:.1f} s")
     print(f"  every app analysed {done_at or float('nan'):.1f} s after the first webhook "
           f"({(done_at or 0) - sent:+.1f} s after the last); queue empty at {empty_at:.1f} s")  # fmt: skip
     print(f"  peak RSS per replica: {', '.join(f'{r:.0f} MB' for r in rss)} "
           f"(goal < 300 MB: {'ok' if max(rss) < 300 else 'MISSED'})")  # fmt: skip
     print(f"  Argo CD: {len(argocd.calls)} requests, {len(argocd.calls) / len(load):.2f} per alert; "
-          f"{len(lists)} full application list(s) for {len(unknown)} unknown apps")  # fmt: skip
+          f"full application lists for {len(unknown)} unknown apps: {len(lists)}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,7 +250,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--apps", type=int, default=1000)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--unknown", type=int, default=50)
-    asyncio.run(storm(ap.parse_args(argv)))
+    try:
+        asyncio.run(storm(ap.parse_args(argv)))
+    except StormFailed as e:
+        print(e, file=sys.stderr)
+        return 1
+    except Exception as e:  # before the replicas ran (redis-server, ports): still one line
+        print(failure_line(e), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -27,12 +27,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bot.clients import argocd_factory, clusters, git_factory
 from bot.config import Settings, required
 from bot.health import OK, SlackAuth, store_state
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
-from bot.runtime import Runtime
-from bot.services import Services, argocd_factory, clusters, git_factory
+from bot.runtime import Runtime, Services
 from bot.slack.directory import Directory
 from bot.slack.outbox import Outbox
 from bot.slack.poster import SlackPoster, make_client
@@ -60,7 +60,8 @@ def build_services(settings: Settings, metrics: Metrics | None = None) -> Servic
     return Services(settings=settings, store=store, queue=queue, metrics=metrics, poster=poster,
                     outbox=Outbox(poster, store),
                     argocd=argocd_factory(settings.argocd), cluster=clusters(settings.argocd),
-                    directory=Directory(poster), git=git_factory(settings.git))  # fmt: skip
+                    directory=Directory(poster), channel=required(slack.channel, "SLACK_CHANNEL"),
+                    git=git_factory(settings.git))  # fmt: skip
 
 
 def build_bolt(services: Services) -> AsyncApp:
@@ -169,11 +170,19 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+# How long an idle keep-alive connection stays open. uvicorn's default (5 s) equals httpx's pool expiry and is far
+# below Go's (90 s: Argo CD's notifications controller) and ingress-nginx's (60 s): a client then sends its next
+# request on a connection the bot is closing at that moment, and reads a reset (httpx.ReadError under a storm of
+# webhooks). The side that keeps connections longer never closes one under a client's request.
+KEEP_ALIVE_S = 120
+
+
 def server_for(app: Starlette, settings: Settings, host: str = "0.0.0.0") -> tuple[uvicorn.Server, list[socket.socket]]:
     """One uvicorn server for ``app`` and the sockets it serves: ``PORT`` and, when set, ``METRICS_PORT``."""
     runtime = settings.runtime
     ports = [runtime.port] + ([runtime.metrics_port] if runtime.metrics_port is not None else [])
-    server = uvicorn.Server(uvicorn.Config(app, host=host, log_level="info", access_log=False))
+    config = uvicorn.Config(app, host=host, log_level="info", access_log=False, timeout_keep_alive=KEEP_ALIVE_S)
+    server = uvicorn.Server(config)
     return server, [listening_socket(host, p) for p in ports]
 
 

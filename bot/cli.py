@@ -56,7 +56,7 @@ def render(report: Report, fmt: str) -> str:
             "thread": [m.to_dict() for m in thread_messages(report, alert)],
         }
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    from bot.render.text import render as render_text
+    from bot.report.text import render as render_text
 
     return render_text(report)
 
@@ -89,8 +89,8 @@ def exit_status(report: Report) -> int:
 def cmd_why(args: argparse.Namespace) -> int:
     import asyncio
 
+    from bot.clients import argocd_factory, clusters
     from bot.config import load_settings
-    from bot.services import argocd_factory, clusters
     from bot.why import investigate
 
     cfg = load_settings().argocd
@@ -158,11 +158,77 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="argo-why", description="Why is my Argo CD Application OutOfSync?")
-    sub = parser.add_subparsers(dest="command", required=True)
+_DEBUG = "  ARGO_WHY_DEBUG=1   print the traceback of an internal error (never printed otherwise)"
+_EXIT_REPORT = """\
+exit status:
+  0  no drift: every desired object was compared and matches
+  1  drift explained, or an incomplete comparison (a desired object without its live counterpart)
+  2  {bad}: one line on stderr naming it
+  3  {upstream}"""
 
-    ex = sub.add_parser("explain", help="explain the drift between rendered manifests and live objects")
+
+def _variables(*groups: type[Any]) -> str:
+    """The environment variables of the settings groups, as the settings read them (one list, never two)."""
+    names = [str(f.validation_alias) for group in groups for f in group.model_fields.values()]
+    lines, line = [], " "
+    for name in names:
+        if len(line) + len(name) + 2 > 100:
+            lines.append(line)
+            line = " "
+        line += f" {name},"
+    return "\n".join([*lines, line.rstrip(",")])
+
+
+def _epilogs() -> dict[str, str]:
+    """What ``--help`` says after the options of each command: its environment and its exit status."""
+    from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, SlackSettings
+
+    return {
+        "explain": "environment:\n" + _DEBUG + "\n\n" + _EXIT_REPORT.format(
+            bad="bad input (a file that cannot be read or parsed, or no desired object has a live counterpart)",
+            upstream="internal error"),
+        "why": "environment (ARGOCD_URL and ARGOCD_TOKEN required):\n" + _variables(ArgoCDSettings) + "\n" + _DEBUG
+               + "\n\n" + _EXIT_REPORT.format(bad="a missing or malformed variable",
+                                                upstream="Argo CD or the cluster refused or did not answer (said in "
+                                                         "words), or an internal error"),
+        "blame": "environment:\n" + _DEBUG + "\n\nexit status:\n  0  printed\n  2  bad input: one line on stderr "
+                 "naming the file and the document\n  3  internal error",
+        "serve": "environment (the README says what each means; required: SLACK_BOT_TOKEN with\n"
+                 "SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for Socket Mode; SLACK_CHANNEL, ARGOCD_URL, ARGOCD_TOKEN,\n"
+                 "WEBHOOK_TOKEN):\n"
+                 + _variables(SlackSettings, ArgoCDSettings, RedisSettings, GitSettings, RuntimeSettings) + "\n"
+                 + _DEBUG + "\n\nexit status:\n  0  stopped (SIGTERM, Ctrl-C) after handing back the jobs in hand\n"
+                 "  2  a missing or malformed variable: one line on stderr naming it\n  3  internal error",
+        "demo": "environment: none is read (the demo brings its own fake Slack, Argo CD, cluster and GitHub)\n"
+                + _DEBUG + "\n\nexit status:\n  0  the demo ran to the end\n  3  internal error",
+    }  # fmt: skip
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("argo-why")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        from bot import __version__
+
+        return __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="argo-why", description="Why is my Argo CD Application OutOfSync?",
+        epilog="Each command's --help lists the environment variables it reads and its exit status.",
+    )  # fmt: skip
+    parser.add_argument("--version", action="version", version=f"argo-why {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    epilogs = _epilogs()
+
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".", epilog=epilogs[name],
+                              formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+
+    ex = add("explain", "explain the drift between rendered manifests and live objects")
     ex.add_argument("--desired", nargs="+", required=True, metavar="FILE", help="rendered manifests (- for stdin)")
     ex.add_argument(
         "--live",
@@ -177,22 +243,22 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--format", choices=("text", "json", "slack"), default="text")
     ex.set_defaults(func=cmd_explain)
 
-    wy = sub.add_parser("why", help="explain an Application's drift, read-only, from Argo CD and the cluster")
+    wy = add("why", "explain an Application's drift, read-only, from Argo CD and the cluster")
     wy.add_argument("app", metavar="APP")
     wy.add_argument("--app-namespace", help="the Application's namespace (apps in any namespace)")
     wy.add_argument("--format", choices=("text", "json", "slack"), default="text")
     wy.add_argument("--no-cluster", action="store_true", help="do not read HPAs, webhooks, namespaces")
     wy.set_defaults(func=cmd_why)
 
-    bl = sub.add_parser("blame", help="print an object with the owner(s) of every line")
+    bl = add("blame", "print an object with the owners of every line")
     bl.add_argument("file", metavar="FILE")
     bl.add_argument("--time", choices=("none", "relative", "full"), default="relative")
     bl.set_defaults(func=cmd_blame)
 
-    sv = sub.add_parser("serve", help="run the Slack bot (HTTP, or Socket Mode when SLACK_APP_TOKEN is set)")
+    sv = add("serve", "run the Slack bot (HTTP, or Socket Mode when SLACK_APP_TOKEN is set)")
     sv.set_defaults(func=cmd_serve)
 
-    de = sub.add_parser("demo", help="the whole bot, offline, on the bundled examples (fake Slack and Argo CD)")
+    de = add("demo", "run the whole bot, offline, on the bundled examples (fake Slack and Argo CD)")
     de.add_argument("--reports", action="store_true", help="only print the text report of each example")
     de.set_defaults(func=cmd_demo)
     return parser

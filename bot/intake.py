@@ -1,7 +1,7 @@
 """What the inbound handlers (``handlers/``) are given: settings, store, queue and metrics, nothing more.
 
 Handlers validate, acknowledge and enqueue; they never reach Argo CD, the cluster, a Git host or the Slack
-Web API (the worker does, with :class:`bot.services.Services`). Keeping their view this small is what lets
+Web API (the worker does, with :class:`bot.runtime.Services`). Keeping their view this small is what lets
 the import contracts in ``pyproject.toml`` hold. Built once by the composition root (``bot.app``).
 """
 

@@ -1,10 +1,9 @@
-"""State the bot keeps in the store between messages, typed: the thread map and what buttons point at.
+"""State the bot keeps in the store between messages, typed: what buttons point at.
 
 The store (:mod:`bot.store`) keeps JSON; these models are what the rest of the bot reads and writes
-through it. Guarantees:
+through it (the thread map's record, :class:`bot.store.ThreadRef`, belongs to the store itself: this module
+imports the store, never the other way round). Guarantees:
 
-* :class:`ThreadRef` is read leniently (unknown fields from a newer replica are dropped, an unreadable
-  entry reads as ``None``: it costs a new thread, never a lost alert);
 * button state (:class:`ReportState`, :class:`DigestState`) is saved under an opaque id whose kind
   prefix is the model's :attr:`KIND`; :meth:`StateModel.load` answers ``None`` for an expired id, an
   id of another kind, or a payload that does not validate (a button value comes from outside), never
@@ -16,11 +15,9 @@ The keys and their lifetimes are listed in :mod:`bot.store`, which owns them.
 from __future__ import annotations
 
 import logging
-from dataclasses import field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic.dataclasses import dataclass
 
 from bot.model import Alert, Finding, Report, report_from_dict
 
@@ -28,42 +25,6 @@ if TYPE_CHECKING:
     from bot.store import Store
 
 log = logging.getLogger(__name__)
-COUNTED_KEYS = 50
-
-
-@dataclass
-class ThreadRef:
-    """Where the bot last talked about an app in Slack, and what it said there."""
-
-    app: str
-    channel: str
-    ts: str
-    fingerprint: str
-    status: Literal["drift", "synced", "failed"]
-    unsettled_syncs: int = 1
-    updated: float = 0.0
-    last_alert: str = ""
-    """Idempotency key of the last webhook counted, so that a redelivered job is not counted twice."""
-    counted: list[str] = field(default_factory=list)
-    """The idempotency keys counted in this episode (the last :data:`COUNTED_KEYS`): a job redelivered after others
-    is not counted twice either."""
-    report_state: str = ""
-    """The :class:`ReportState` behind the parent as last posted, so that it can be rendered again (a PR link)."""
-    since: float = 0.0
-    """When the current drift episode began (reminders, the daily summary); 0 in entries written before it existed."""
-    analysed: float = 0.0
-    """When the analysis behind ``report_state`` began: an alert received before it needs no analysis of its own."""
-
-    @classmethod
-    def from_json_dict(cls, data: Any, app_key: str) -> ThreadRef | None:
-        try:
-            # Unknown fields are dropped so that a newer replica's extra field cannot break an older one mid-rollout.
-            known = {f.name for f in fields(cls)}
-            return cls(**{k: v for k, v in data.items() if k in known})
-        except (ValueError, TypeError, AttributeError):
-            # A thread map entry we cannot read only costs a new thread; it must not stop the alert.
-            log.warning("unreadable thread map entry for %s; starting a new thread", app_key)
-            return None
 
 
 class StateModel(BaseModel):

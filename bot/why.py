@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot import wording
 from bot.analysis import ObjKey, covers, deep_equal, diff_objects, explain, object_key, ref_key, resource_ref
 from bot.model import Finding, Report
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, ResourceDiff
 from bot.sources.cluster import Clusters, ClusterSource
+from bot.wording import report as wording
 
 _LOOP_CAUSES = frozenset({"autoscaler", "operator", "mutating-webhook", "other-gitops", "shared-resource"})
 
@@ -98,8 +98,9 @@ def loop_warnings(facts: dict[str, Any], findings: Sequence[Finding]) -> list[st
         return []
     writers = sorted({f.writer.label for f in fighting})
     return [wording.WRITE_LOOP.format(
-        writers=", ".join(writers), fields=len(fighting),
-        attempts=facts.get("auto_heal_attempts") or 0, syncs=facts.get("syncs_same_revision_last_hour") or 0,
+        writers=", ".join(writers), fields=wording.plural(wording.FIELDS, len(fighting)),
+        attempts=wording.plural(wording.SELF_HEAL_ATTEMPTS, int(facts.get("auto_heal_attempts") or 0)),
+        syncs=wording.plural(wording.SYNCS, int(facts.get("syncs_same_revision_last_hour") or 0)),
     )]  # fmt: skip
 
 

@@ -17,12 +17,12 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 
-from bot import wording
 from bot.intake import Intake
 from bot.jobs import ActionId, ButtonJob, CommandJob, FixJob, NoteJob, app_key
 from bot.slack.render import error_message, help_message
 from bot.state import ReportState
 from bot.store import StoreUnavailable
+from bot.wording import slack as wording
 
 _APP = re.compile(r"^(?:(?P<ns>[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)/)?(?P<name>[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)$")
 _DURATION = re.compile(r"^(?:(?P<d>\d+)d)?(?:(?P<h>\d+)h)?(?:(?P<m>\d+)m)?$")

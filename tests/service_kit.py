@@ -31,8 +31,7 @@ from pydantic import SecretStr
 from bot.app import build_app, build_services
 from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings, required
 from bot.queue import WorkQueue
-from bot.runtime import Runtime
-from bot.services import Services
+from bot.runtime import Runtime, Services
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack, signed_headers

@@ -24,7 +24,8 @@ from tests.conftest import ROOT
 
 CHART = ROOT / "deploy" / "chart" / "argo-why"
 VALUES = ROOT / "deploy" / "values"
-REQUIRED: dict[str, Any] = {"slack": {"channel": "C0123456789"}}
+# the channel, and Argo CD's public URL (the default argocd.url is in-cluster: no browser opens it)
+REQUIRED: dict[str, Any] = {"slack": {"channel": "C0123456789"}, "argocd": {"publicUrl": "https://argocd.example.com"}}
 KUBE_VERSIONS = ("1.25.0", "1.37.0")  # the chart's kubeVersion floor, and the newest schemas shipped
 CASES: dict[str, dict[str, Any]] = {
     "default": REQUIRED,
@@ -34,10 +35,11 @@ CASES: dict[str, dict[str, Any]] = {
     "all-options": {
         "slack": {"channel": "C0123456789"},
         "image": {"digest": "sha256:" + "ab" * 32}, "imagePullSecrets": [{"name": "registry"}],
-        "argocd": {"tls": {"caSecret": "argocd-server-tls"}, "appNamespace": "team-a",
+        "argocd": {"publicUrl": "https://argocd.example.com",
+                   "tls": {"caSecret": "argocd-server-tls"}, "appNamespace": "team-a",
                    "clusterContexts": {"https://prod.example.com:6443": "prod"}},
         "kubeconfig": {"secret": "clusters"},
-        "git": {"provider": "gitlab", "apiUrl": "https://gitlab.example.com/api/v4"},
+        "git": {"provider": "gitlab", "apiUrl": "https://gitlab.example.com/api/v4", "tokenSecret": "argo-why"},
         "approvers": ["U0ALICE", "S0PLATFORM"], "approvalsRequired": 2,
         "env": {"WORKERS": 8, "DIGEST_THRESHOLD": "20"},
         "extraEnv": [{"name": "HTTPS_PROXY", "value": "http://proxy:3128"}],

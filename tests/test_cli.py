@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +60,7 @@ def test_text_report_groups_by_resource(drifted: tuple[str, str]) -> None:
     proc = run("explain", "--desired", desired, "--live", live)
     assert proc.returncode == 1
     assert "Deployment shop/web (apps/v1)" in proc.stdout and "manual-edit" in proc.stdout
+    assert proc.stdout.startswith("shop: 1 difference in 1 resource (of 1 compared)")  # counted words, no "(s)"
 
 
 def test_stdin_and_json_input(tmp_path: Path) -> None:
@@ -122,7 +125,7 @@ def test_partial_input_reports_with_notes(tmp_path: Path) -> None:
         {"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "shop", "name": "api"}
     ]
     notes = report["notes"]
-    assert "1 of 2 desired object(s) were not compared" in notes[0]
+    assert notes[0].startswith("Not compared (no live counterpart): 1 of 2 desired objects;")
     assert any("shop/api" in n for n in notes) and any("managedFields" in n for n in notes)
     assert "note:" in proc.stderr
     text = run("explain", "--desired", str(tmp_path / "d.yaml"), "--live", str(tmp_path / "l.yaml"))
@@ -167,3 +170,63 @@ def test_serve_stops_with_one_line_naming_the_missing_or_malformed_variable() ->
     assert (
         proc.returncode == 2 and proc.stderr.startswith("argo-why: SLACK_CHANNEL:") and "Traceback" not in proc.stderr
     )
+
+
+# --- --version, --help per command, and counted words (issue 22, item 17) --------------------------------------
+
+
+def test_version_is_the_installed_package_version() -> None:
+    from importlib.metadata import version
+
+    proc = run("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"argo-why {version('argo-why')}"
+
+
+def test_each_commands_help_lists_its_environment_and_exit_status() -> None:
+    from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, SlackSettings
+
+    def variables(*groups: type[Any]) -> set[str]:
+        return {str(f.validation_alias) for g in groups for f in g.model_fields.values()}
+
+    expected: dict[str, tuple[set[str], set[str]]] = {  # command: (variables, exit codes)
+        "explain": (set(), {"0", "1", "2", "3"}),
+        "why": (variables(ArgoCDSettings), {"0", "1", "2", "3"}),
+        "blame": (set(), {"0", "2", "3"}),
+        "serve": (variables(SlackSettings, ArgoCDSettings, RedisSettings, GitSettings, RuntimeSettings),
+                  {"0", "2", "3"}),
+        "demo": (set(), {"0", "3"}),
+    }  # fmt: skip
+    assert "--help lists the environment" in run("--help").stdout
+    for command, (names, codes) in expected.items():
+        proc = run(command, "--help")
+        assert proc.returncode == 0, proc.stderr
+        environment, _, status = proc.stdout.partition("\nexit status:\n")
+        assert "environment" in environment and "ARGO_WHY_DEBUG" in environment, command
+        listed = set(re.findall(r"\b[A-Z][A-Z_]{2,}\b", environment.split("environment", 1)[1]))
+        assert names <= listed, (command, names - listed)
+        assert {line.split()[0] for line in status.splitlines() if line.strip()} == codes, (command, status)
+
+
+def _output_strings(path: Path) -> list[tuple[int, str]]:
+    """The string literals of a module that can reach a person (docstrings excepted), f-string parts included."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body
+                  and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}  # fmt: skip
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings]  # fmt: skip
+
+
+def test_no_output_says_difference_s() -> None:
+    root = Path(__file__).resolve().parents[1]
+    found = [f"{path.relative_to(root)}:{line}: {text!r}"
+             for package in ("bot", "handlers", "bench") for path in sorted((root / package).rglob("*.py"))
+             for line, text in _output_strings(path) if re.search(r"[a-z]\((s|es)\)", text)]  # fmt: skip
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(("count", "words"), [(0, "0 differences"), (1, "1 difference"), (2, "2 differences")])
+def test_counts_take_the_singular_or_the_plural(count: int, words: str) -> None:
+    from bot.wording import report as wording
+
+    assert wording.plural(wording.DIFFERENCES, count) == words

@@ -248,6 +248,39 @@ async def test_the_annotation_names_the_file(world: tuple[Settings, dict[str, An
     assert git(github, "diff", "--name-only", f"main...{pr.head}").split() == ["teams/payments/checkout-app.yaml"]
 
 
+async def test_a_branch_with_a_slash_in_the_annotations_link_is_found(world: tuple[Settings, dict[str, Any]],
+                                                                      slack: FakeSlack, github: FakeGitHub,
+                                                                      argocd: FakeArgoCD) -> None:  # fmt: skip
+    """The browser shows ``blob/release/1.2/apps/...`` for the branch ``release/1.2``: the PR targets that branch."""
+    settings, app = world
+    git(github, "branch", "release/1.2", "main")
+    url = f"https://github.com/{REPO}/blob/release/1.2/apps/checkout.yaml"
+    annotated = {**app, "metadata": {**app["metadata"], "annotations": {"argo-why.io/definition": url}}}
+    _, resources, renders = app_from_case(CASE)
+    argocd.add_app(annotated, resources, renders)
+    async with running(settings) as bot:
+        await clicked(bot, slack, annotated, BOB)
+    [pr] = github.pulls(REPO)
+    assert pr.base == "release/1.2"
+    assert git(github, "diff", "--name-only", f"release/1.2...{pr.head}").split() == ["apps/checkout.yaml"]
+
+
+async def test_with_github_enterprise_a_github_com_repository_is_refused_in_words_not_queried(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, github: FakeGitHub
+) -> None:
+    """GIT_API_URL names a GitHub Enterprise Server (``/api/v3``); the app of apps lives on github.com."""
+    settings, app = world
+    settings.git = settings.git.model_copy(update={"api_url": "https://ghe.example.com/api/v3"})
+    calls = len(github.calls)
+    async with running(settings) as bot:
+        parent = await clicked(bot, slack, app, BOB)
+    assert github.pulls(REPO) == [] and len(github.calls) == calls  # nothing asked of any API for that repository
+    last = replies(slack, parent)[-1]
+    assert last["text"].startswith("No pull request:")
+    words = str(last["blocks"])
+    assert "github.com" in words and "GitHub Enterprise (ghe.example.com)" in words
+
+
 @pytest.mark.parametrize("url", [
     "https://github.com/acme/gitops/blob/main/../../etc/passwd",
     "https://evil.example.com/acme/gitops/blob/main/apps/checkout.yaml",

@@ -32,6 +32,7 @@ from bot.sources.git import (
     make_git_host,
     parse_repo_url,
     parse_web_url,
+    web_url_candidates,
 )
 from bot.sources.git.gitlab import _next_page
 from tests.fakes.git import BareRepo, FakeGitHost, FakeGitHub, FakeGitLab
@@ -81,8 +82,6 @@ FILES: dict[str, str | bytes] = {
          ("github.com", "acme/platform", "release/1.2", "apps/my app.yaml")),
         ("https://GHE.example.com/acme/platform/blob/4b1e0c7d2a9f8e3b6c5d4a1f0e9d8c7b6a5f4e3d/x.yaml", "github",
          GHE_API, ("ghe.example.com", "acme/platform", "4b1e0c7d2a9f8e3b6c5d4a1f0e9d8c7b6a5f4e3d", "x.yaml")),
-        ("https://github.com/acme/platform/blob/main/x.yaml", "github", GHE_API,  # github.com stays accepted
-         ("github.com", "acme/platform", "main", "x.yaml")),
         ("https://gitlab.example.com/group/sub/repo/-/blob/main/apps/shop.yaml", "gitlab", GITLAB_API,
          ("gitlab.example.com", "group/sub/repo", "main", "apps/shop.yaml")),
         ("https://gitlab.example.com:443/group/repo/-/raw/main/a/b/c.yaml", "gitlab", GITLAB_API,
@@ -97,6 +96,35 @@ def test_parse_web_url(url: str, provider: str, api_url: str | None, expected: t
     repo, branch, path = parse_web_url(url, provider, api_url)
     assert (repo.host, repo.path, branch, path) == expected
     assert repo.provider == provider
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://github.com/acme/platform/blob/main/x.yaml", "https://github.com/acme/platform.git",
+     "git@github.com:acme/platform.git"],
+)  # fmt: skip
+def test_with_github_enterprise_a_github_com_repository_is_refused_in_words(url: str) -> None:
+    parse = parse_web_url if "/blob/" in url else parse_repo_url
+    with pytest.raises(UnsupportedRepo) as err:
+        parse(url, "github", GHE_API)
+    assert "on github.com, but GIT_API_URL points at GitHub Enterprise (ghe.example.com)" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("tail", "readings"),
+    [
+        ("blob/main/shop.yaml", [("main", "shop.yaml")]),
+        ("blob/main/apps/shop.yaml", [("main", "apps/shop.yaml"), ("main/apps", "shop.yaml")]),
+        ("blob/release/1.2/apps/shop.yaml", [("release", "1.2/apps/shop.yaml"), ("release/1.2", "apps/shop.yaml"),
+                                             ("release/1.2/apps", "shop.yaml")]),
+        ("blob/release%2F1.2/apps/shop.yaml", [("release/1.2", "apps/shop.yaml"), ("release/1.2/apps", "shop.yaml")]),
+        ("raw/feature/x/y.yaml", [("feature", "x/y.yaml"), ("feature/x", "y.yaml")]),
+    ],
+)  # fmt: skip
+def test_a_link_whose_branch_may_hold_a_slash_gives_every_reading(tail: str, readings: list[tuple[str, str]]) -> None:
+    repo, candidates = web_url_candidates(f"https://github.com/acme/platform/{tail}", "github", None)
+    assert repo.path == "acme/platform" and candidates == readings
+    assert parse_web_url(f"https://github.com/acme/platform/{tail}", "github", None)[1:] == readings[0]
 
 
 @pytest.mark.parametrize(
@@ -183,7 +211,8 @@ def test_parse_repo_url_refuses(url: str, provider: str, api_url: str | None, re
 def test_accepted_hosts() -> None:
     assert accepted_hosts("github", None) == ("github.com",)
     assert accepted_hosts("github", "https://api.github.com") == ("github.com",)
-    assert accepted_hosts("github", GHE_API) == ("github.com", "ghe.example.com")
+    assert accepted_hosts("github", GHE_API) == ("ghe.example.com",)  # Enterprise: its own repositories only
+    assert accepted_hosts("github", "http://127.0.0.1:8080") == ("github.com", "127.0.0.1:8080")  # a proxy
     assert accepted_hosts("gitlab", "https://gitlab.example.com:8443/api/v4") == ("gitlab.example.com:8443",)
     with pytest.raises(UnsupportedRepo, match="GIT_API_URL is not set"):
         accepted_hosts("gitlab", None)
@@ -971,7 +1000,7 @@ async def test_server_errors_and_dropped_connections_are_retried(env: Env) -> No
 
     env.fake.fail("GET", "", 503, times=None)
     err = await _error(env, lambda h: h.default_branch(env.repo), retries=2)
-    assert err.kind == "unavailable" and "after 3 attempt(s)" in str(err)
+    assert err.kind == "unavailable" and "attempts: 3" in str(err)
 
 
 async def test_unreachable_host(env: Env) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -108,3 +109,29 @@ def test_metrics_port_must_differ_from_port(monkeypatch: pytest.MonkeyPatch) -> 
         load_settings()
     monkeypatch.setenv("METRICS_PORT", "9090")
     assert load_settings().runtime.metrics_port == 9090
+
+
+async def test_an_idle_keep_alive_connection_outlasts_the_clients_pools(settings: Settings) -> None:
+    """issue 22, item 21: a connection idle longer than uvicorn's default 5 s (httpx's own pool expiry) must still
+    take the client's next request; closed by the bot instead, a client that reuses it at that moment reads a reset
+    (the storm benchmark's httpx.ReadError)."""
+    settings.runtime.port, settings.runtime.metrics_port = free_port(), free_port()
+    request = b"GET /healthz HTTP/1.1\r\nHost: argo-why\r\n\r\n"
+
+    async def answer(reader: asyncio.StreamReader) -> bytes:
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)  # a closed connection raises here
+        length = int(re.search(rb"(?i)content-length: (\d+)", head)[1])  # type: ignore[index]
+        await reader.readexactly(length)
+        return head
+
+    async with _on_two_ports(settings):
+        reader, writer = await asyncio.open_connection("127.0.0.1", settings.runtime.port)
+        try:
+            writer.write(request)
+            assert (await answer(reader)).startswith(b"HTTP/1.1 200")
+            await asyncio.sleep(6)  # longer than uvicorn's default keep-alive, shorter than any client's pool
+            writer.write(request)
+            await writer.drain()
+            assert (await answer(reader)).startswith(b"HTTP/1.1 200")  # the same connection, still open
+        finally:
+            writer.close()

@@ -13,8 +13,8 @@ import pytest
 
 from bot.config import Settings
 from bot.demo.runner import webhook_body
-from bot.reminders import Reminders
-from bot.sweep import Sweep
+from bot.runtime.reminders import Reminders
+from bot.runtime.sweep import Sweep
 from tests.conftest import serve_case
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes

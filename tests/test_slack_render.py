@@ -20,7 +20,6 @@ import pytest
 import yaml
 from slack_sdk.models.blocks import Block
 
-from bot import wording
 from bot.cli import build_parser, main
 from bot.model import Finding, Fix, ObjectRef, Report, ResourceRef, Writer
 from bot.slack.render import (
@@ -40,6 +39,8 @@ from bot.slack.render import (
     thread_messages,
 )
 from bot.slack.render.digest import digest_list
+from bot.wording import slack as wording
+from bot.wording.report import ALTERNATIVES, FIELDS, MASK, SELF_HEAL_ATTEMPTS, SYNCS, WRITE_LOOP, plural
 from tests.conftest import CASEBOOK, deployment, entry, live_of
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "slack"
@@ -157,7 +158,7 @@ def hand_report() -> Report:
                 "jsonPointers": ["/spec/replicas"],
             },
             ["RespectIgnoreDifferences=true"],
-            wording.ALTERNATIVES["autoscaler"],
+            ALTERNATIVES["autoscaler"],
             ["/spec/replicas"],
             True,
         ),
@@ -185,7 +186,7 @@ def hand_report() -> Report:
                 ],
             },
             [],
-            wording.ALTERNATIVES["normalization"],
+            ALTERNATIVES["normalization"],
             ["/spec/template/spec/containers/0/resources/requests/cpu"],
             True,
             fallback=True,
@@ -197,18 +198,18 @@ def hand_report() -> Report:
         live="envoyproxy/envoy:v1.31.1",
         cause="manual-edit",
         writer=Writer("kubectl-edit", "Update", None, "2026-11-03T08:30:00Z"),
-        fix=Fix("revert", alternative=wording.ALTERNATIVES["manual-edit"]),
+        fix=Fix("revert", alternative=ALTERNATIVES["manual-edit"]),
     )
     token = finding(
         "/data/token",
         kind="Secret",
         group="",
         name="web-token",
-        desired=wording.MASK,
-        live=wording.MASK,
+        desired=MASK,
+        live=MASK,
         cause="nondeterministic-render",
         writer=Writer("argocd-controller", "Update", None, "2026-11-03T09:00:00Z"),
-        fix=Fix("change-source", alternative=wording.ALTERNATIVES["nondeterministic-render"]),
+        fix=Fix("change-source", alternative=ALTERNATIVES["nondeterministic-render"]),
         evidence=["--desired and --desired-again differ at this field"],
     )
     return Report(
@@ -216,7 +217,14 @@ def hand_report() -> Report:
         findings=[hpa, cpu, image, token],
         notes=["Service shop/web has no managedFields: ownership is unknown."],
         resources_compared=4,
-        warnings=[wording.WRITE_LOOP.format(writers="HorizontalPodAutoscaler shop/web", fields=1, attempts=5, syncs=4)],
+        warnings=[
+            WRITE_LOOP.format(
+                writers="HorizontalPodAutoscaler shop/web",
+                fields=plural(FIELDS, 1),
+                attempts=plural(SELF_HEAL_ATTEMPTS, 5),
+                syncs=plural(SYNCS, 4),
+            )
+        ],
         application={
             "name": "shop",
             "namespace": "argocd",

@@ -225,8 +225,8 @@ def test_rules_that_hide_an_image_or_a_whole_section_say_what_stops_syncing() ->
 
 
 def test_what_not_to_do_never_contradicts_the_fix() -> None:
-    from bot import wording
-    from bot.render.text import render
+    from bot.report.text import render
+    from bot.wording import report as wording
 
     d = deployment()
     live = live_of(d, entry("kubectl-edit", {"f:spec": {"f:replicas": {}}}))

@@ -51,6 +51,26 @@ DEMO_MODULES = (
     *(f"fake_slack/{m}" for m in ("__init__", "server", "web_api", "wire", "bodies")),
 )
 
+# The packages of the bot, as paths below bot/ (the layout of README's table): each ships with its __init__.py.
+PACKAGES = (
+    "analysis",
+    "analysis/blame",
+    "demo",
+    "fixes",
+    "queue",
+    "report",
+    "runtime",
+    "slack",
+    "slack/render",
+    "sources",
+    "sources/git",
+    "store",
+    "wording",
+)
+RUNTIME_MODULES = ("worker", "alerts", "digest", "fixflow", "followup", "sweep", "reminders", "scheduler", "serial",
+                   "runtime", "services")  # fmt: skip
+WORDING_MODULES = ("report", "slack", "pr", "cli")
+
 
 @dataclass(frozen=True)
 class Installed:
@@ -118,6 +138,13 @@ def test_wheel_holds_the_demo_and_every_bundled_example(installed: Installed) ->
     bundled = {p.relative_to(ROOT).as_posix() for p in examples.rglob("*") if p.is_file()}
     assert len({p.split("/")[3] for p in bundled}) >= 3 and all(p.endswith((".json", ".yaml")) for p in bundled)
     assert {n for n in names if n.startswith("bot/demo/examples/")} == bundled
+
+
+def test_wheel_holds_every_package_of_the_bot(installed: Installed) -> None:
+    names = _names(installed.wheel)
+    assert {f"bot/{p}/__init__.py" for p in PACKAGES} <= names
+    assert {f"bot/runtime/{m}.py" for m in RUNTIME_MODULES} | {f"bot/wording/{m}.py" for m in WORDING_MODULES} <= names
+    assert {"bot/store/records.py", "bot/report/text.py", "bot/why.py", "bot/clients.py"} <= names
 
 
 def test_wheel_leaves_the_tests_fakes_out(installed: Installed) -> None:

@@ -14,9 +14,9 @@ import pytest
 from pydantic import SecretStr
 
 from bot.analysis import explain, load_documents
+from bot.clients import argocd_factory, clusters
 from bot.config import ArgoCDSettings
 from bot.model import Report
-from bot.services import argocd_factory, clusters
 from bot.sources.argocd import ArgoCDError
 from bot.why import investigate
 from tests.conftest import CASEBOOK, EXTRA, serve_case

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bot import wording
 from bot.analysis.canonical import deep_equal, equivalent, is_empty
 from bot.analysis.context import TRACKING_ANNOTATION, annotations_of, same_app, tracked_app
 from bot.analysis.defaulting import dropped, proves
@@ -35,6 +34,7 @@ from bot.analysis.managedfields import ARGOCD_MANAGERS
 from bot.analysis.pointer import MISSING, resolve
 from bot.analysis.writers import by_owner, is_human
 from bot.model import Confidence, ObjectRef
+from bot.wording import report as wording
 
 
 def decide(delta: Delta, inp: ObjectInputs) -> Verdict:

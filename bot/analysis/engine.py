@@ -19,7 +19,6 @@ from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 from typing import Any
 
-from bot import wording
 from bot.analysis import masking
 from bot.analysis.causes import ObjectInputs, decide
 from bot.analysis.context import ContextIndex, meta, tracked_app
@@ -30,6 +29,7 @@ from bot.analysis.pointer import MISSING, covers, join
 from bot.analysis.rules import propose, rule_paths
 from bot.analysis.schema import group_of
 from bot.model import Finding, Report, ResourceRef
+from bot.wording import report as wording
 
 ObjKey = tuple[str, str, str, str]
 
@@ -162,9 +162,14 @@ def explain(
                 continue
             report.findings.append(_finding(delta, inputs))
     if report.not_compared:
-        report.notes.insert(0, wording.NOT_COMPARED.format(count=len(report.not_compared), total=len(pairs)))
+        report.notes.insert(
+            0,
+            wording.NOT_COMPARED.format(
+                count=len(report.not_compared), total=wording.plural(wording.DESIRED_OBJECTS, len(pairs))
+            ),
+        )
     if report.ignored:
-        report.notes.append(wording.ALREADY_IGNORED.format(count=report.ignored))
+        report.notes.append(wording.ALREADY_IGNORED.format(count=wording.plural(wording.DIFFERENCES, report.ignored)))
     report.findings.sort(key=Finding.sort_key)
     return report
 

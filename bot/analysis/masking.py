@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.analysis.pointer import MISSING
-from bot.wording import MASK
+from bot.wording.report import MASK
 
 _SECRET_POINTERS = (
     "/data",

@@ -31,13 +31,13 @@ from typing import Any
 
 import jq
 
-from bot import wording
 from bot.analysis import schema, selectors
 from bot.analysis.canonical import deep_equal
 from bot.analysis.diff import Delta, diff_objects
 from bot.analysis.pointer import MISSING, Path, Token, covers, join, resolve
 from bot.model import Action, Fix, ResourceRef
-from bot.wording import ALTERNATIVES
+from bot.wording import report as wording
+from bot.wording.report import ALTERNATIVES
 
 RESPECT = "RespectIgnoreDifferences=true"
 _SELECT, _EVERY = "select", "every"

@@ -19,7 +19,6 @@ Guarantees: pure; reasons and evidence never contain field values (Secrets).
 
 from __future__ import annotations
 
-from bot import wording
 from bot.analysis.canonical import deep_equal
 from bot.analysis.context import labels_of
 from bot.analysis.facts import FieldFacts, Verdict
@@ -27,6 +26,7 @@ from bot.analysis.managedfields import SYNTHETIC_MANAGERS
 from bot.analysis.pointer import MISSING, resolve
 from bot.analysis.schema import is_known
 from bot.model import ObjectRef, Writer
+from bot.wording import report as wording
 
 _HUMAN_MANAGERS = frozenset({"Mozilla", "k9s", "argocd-server", "Lens", "OpenLens", "headlamp", "kubernetes-dashboard"})
 _GITOPS_MANAGERS = {

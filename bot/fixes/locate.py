@@ -1,6 +1,8 @@
 """Where an Application is defined in Git, in DESIGN.md section 6's order (a contract).
 
-1. The Application's ``argo-why.io/definition`` annotation: the web URL of the file.
+1. The Application's ``argo-why.io/definition`` annotation: the web URL of the file. A branch holding ``/``
+   (``blob/release/1.2/apps/shop.yaml``) is found by asking the host for each reading, the shortest first (one
+   call per ``/`` at most).
 2. App of apps: the parent Application that tracks it (tracking-id annotation ``PARENT:argoproj.io/Application:
    NS/NAME``, or the ``app.kubernetes.io/instance`` label under label tracking); the parent's ``source`` (or the
    ``sources[]`` entry that holds it) gives repository, path and targetRevision (``HEAD``: the default branch);
@@ -25,7 +27,6 @@ from typing import Any, Literal, Protocol
 
 import yaml
 
-from bot import wording
 from bot.sources.git import (
     FileContent,
     GitHost,
@@ -34,8 +35,9 @@ from bot.sources.git import (
     UnsupportedRepo,
     check_repo_path,
     parse_repo_url,
-    parse_web_url,
+    web_url_candidates,
 )
+from bot.wording import pr as wording
 
 DEFINITION_ANNOTATION = "argo-why.io/definition"
 TRACKING_ID = "argocd.argoproj.io/tracking-id"
@@ -214,12 +216,18 @@ class Locator:
 
     async def _from_url(self, url: str, kind: str, name: str, namespace: str | None) -> Definition | NoDefinition:
         try:
-            repo, branch, path = parse_web_url(url, self.provider, self.api_url)
+            repo, candidates = web_url_candidates(url, self.provider, self.api_url)
         except UnsupportedRepo as e:
             return NoDefinition(str(e))
-        head = await self._head(repo, branch)
-        if isinstance(head, NoDefinition):
-            return head
+        resolved: tuple[str, str, str] | None = None
+        for candidate, candidate_path in candidates:  # the usual link has one reading: one call
+            answer = await self._head(repo, candidate)
+            if isinstance(answer, str):
+                resolved = (candidate, candidate_path, answer)
+                break
+        if resolved is None:
+            return NoDefinition(wording.LOCATE_NOT_A_BRANCH.format(branch=candidates[0][0], repo=repo))
+        branch, path, head = resolved
         file = await self.git.get_file(repo, path, head)
         docs = documents(file.text)
         if docs is not None and not any(matches(d, kind, name, namespace) for d in docs):

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot import wording
 from bot.fixes.edit import EditResult, add_ignore_rules, drop_field, rules_yaml
 from bot.fixes.locate import Definition
 from bot.fixes.proposal import Proposal
 from bot.sources.git import GitHost, GitHostError, PullRequest
+from bot.wording import pr as wording
 
 
 @dataclass(frozen=True)

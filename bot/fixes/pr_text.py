@@ -5,7 +5,7 @@ added or the field removed), then for every finding the evidence and the four th
 which controller changes the field, why it is the intended owner, why ignoring it is safe, and what real drift
 is still detected (the rule's blast radius) -- and a link back to the Slack thread. An ApplicationSet edit says
 that every generated Application gets the rule. Values are the Report's (Secret values already masked); no
-token or URL credential is ever passed in. All sentences come from :mod:`bot.wording`.
+token or URL credential is ever passed in. All sentences come from :mod:`bot.wording.pr`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import yaml
 
-from bot import wording
 from bot.analysis.managedfields import ARGOCD_MANAGERS
 from bot.fixes.proposal import Proposal
 from bot.model import Finding
+from bot.wording import pr as wording
 
 TITLE_LIMIT = 250  # GitHub refuses titles over 256 characters
 WRITERS_SHOWN = 2

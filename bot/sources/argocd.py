@@ -38,8 +38,8 @@ from urllib.parse import quote
 
 import httpx
 
-from bot import wording
 from bot.errors import UpstreamError
+from bot.wording import cli as wording
 
 log = logging.getLogger(__name__)
 _WARNED_UPGRADES: set[str] = set()

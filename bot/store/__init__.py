@@ -63,7 +63,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.state import ThreadRef
 from bot.store.base import (
     AUDIT_MAXLEN,
     DIGEST_TTL_S,
@@ -79,6 +78,7 @@ from bot.store.base import (
 from bot.store.connection import RedisGuard, connect
 from bot.store.in_memory import MemoryStore
 from bot.store.on_redis import RedisStore
+from bot.store.records import ThreadRef
 
 __all__ = [
     "AUDIT_MAXLEN",

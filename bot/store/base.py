@@ -13,7 +13,7 @@ import secrets
 from typing import Any, Protocol
 
 from bot.errors import ArgoWhyError
-from bot.state import ThreadRef
+from bot.store.records import ThreadRef
 
 log = logging.getLogger("bot.store")
 

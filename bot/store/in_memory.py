@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from bot.state import ThreadRef
 from bot.store.base import (
     AUDIT_MAXLEN,
     DIGEST_TTL_S,
@@ -25,6 +24,7 @@ from bot.store.base import (
     new_state_id,
     thread_from_json,
 )
+from bot.store.records import ThreadRef
 
 
 class MemoryStore:

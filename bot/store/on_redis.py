@@ -14,7 +14,6 @@ from typing import Any
 import redis.asyncio
 from redis.typing import EncodableT, FieldT
 
-from bot.state import ThreadRef
 from bot.store.base import (
     AUDIT_MAXLEN,
     DIGEST_TTL_S,
@@ -30,6 +29,7 @@ from bot.store.base import (
     thread_from_json,
 )
 from bot.store.connection import RedisGuard, connect
+from bot.store.records import ThreadRef
 
 # Compare-and-act in one server-side step: a GET followed by PEXPIRE/DEL from the client could act on a lock
 # that expired and was taken by another replica in between.

@@ -62,9 +62,5 @@ else
   fi
 fi
 
-context=$($kubectl -n "$ns" get configmap argocd-notifications-cm -o 'jsonpath={.data.context}')
-if ! printf '%s\n' "$context" | grep -q 'argocdUrl'; then
-  echo "context has no argocdUrl: Slack messages will not link to Argo CD's UI. Add it to the existing context, e.g."
-  echo "  argocdUrl: https://argocd.example.com"
-fi
+# Links in Slack come from the bot's ARGOCD_PUBLIC_URL (the chart's argocd.publicUrl), not from context.argocdUrl.
 echo "verify: argocd admin notifications template notify argo-why-drift <app> -n $ns --recipient argo-why"

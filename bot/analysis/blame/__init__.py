@@ -43,7 +43,7 @@ from bot.analysis.blame.tree import Node, build_tree, item_node
 from bot.analysis.managedfields import entries_of
 from bot.analysis.masking import is_secret
 from bot.errors import BadInput
-from bot.wording import MASK
+from bot.wording.report import MASK
 
 TIME_FORMATS = ("none", "relative", "full")
 """Accepted ``time_format`` values, as kubectl-blame's ``--time`` flag."""

@@ -19,7 +19,7 @@ No I/O, no Slack client, no clock. What every function here guarantees for each 
 * the action_ids are the contract ``show_diff``, ``mute`` and ``recheck``; button values are the opaque
   ids the caller passes (at most 2,000 characters, ``ValueError`` otherwise).
 
-All wording comes from :mod:`bot.wording` (section "Slack").
+All wording comes from :mod:`bot.wording.slack` (the report's own titles and advice from :mod:`bot.wording.report`).
 
 The modules, from the bottom up: :mod:`~bot.slack.render.escaping` (mrkdwn-safe text),
 :mod:`~bot.slack.render.inputs` (:class:`Alert`, :class:`Buttons`), :mod:`~bot.slack.render.blocks`

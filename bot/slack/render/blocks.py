@@ -27,10 +27,10 @@ from typing import Any
 from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block
 
-from bot import wording
 from bot.jobs import ActionId
 from bot.slack.render.escaping import clip, cut, escape, fill, in_code
 from bot.slack.render.inputs import Buttons
+from bot.wording import slack as wording
 
 ACTIONS_BLOCK_ID = "argo-why-actions"
 """The parent's button block, so that a caller can find and replace it."""

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from typing import Literal
 from urllib.parse import quote
 
-from bot import wording
 from bot.analysis.managedfields import ARGOCD_MANAGERS
 from bot.jobs import ActionId
 from bot.model import Report
@@ -38,6 +37,8 @@ from bot.slack.render.blocks import (
 from bot.slack.render.escaping import NAME_LIMIT, clip, cut_note, escape, fill, plural
 from bot.slack.render.inputs import Alert, Buttons
 from bot.slack.render.phrases import app_md
+from bot.wording import slack as wording
+from bot.wording.report import CAUSE_TITLES
 
 DigestEntry = tuple[Alert, Report | None]
 GROUP_NAMES = 8
@@ -78,7 +79,7 @@ def _digest_line(alert: Alert, report: Report | None, reason: str | None) -> tup
     if state == "failed" and reason:
         template, values = wording.SLACK_DIGEST_FAILED_WHY, {"reason": clip(reason, REASON_LIMIT)}
     elif state == "drift" and report is not None:
-        cause = wording.CAUSE_TITLES.get(_top_cause(report), _top_cause(report))
+        cause = CAUSE_TITLES.get(_top_cause(report), _top_cause(report))
         values = {"differences": plural(wording.SLACK_DIFFERENCES, len(report.findings)), "cause": cause}
     text = fill(template, app=app, **{k: escape(v) for k, v in values.items()})
     if report is not None and report.warnings and alert.status == "drift":
@@ -92,7 +93,7 @@ def _group(alert: Alert, report: Report | None) -> tuple[str, str]:
     if state != "drift" or report is None:
         return wording.SLACK_DIGEST_STATES[state], ""
     cause = _top_cause(report)
-    return wording.CAUSE_TITLES.get(cause, cause), _writer(report, cause)
+    return CAUSE_TITLES.get(cause, cause), _writer(report, cause)
 
 
 def digest_message(items: Sequence[DigestEntry], buttons: dict[str, Buttons] | None, *,

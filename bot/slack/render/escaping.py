@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from bot import wording
+from bot.wording import slack as wording
 
 VALUE_LIMIT = 300
 NAME_LIMIT = 120

@@ -20,12 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot import wording
 from bot.jobs import ActionId
 from bot.model import Finding
 from bot.slack.render.blocks import JSONBlock, Message, button, context, message, section
 from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, in_code
 from bot.slack.render.phrases import resource_name
+from bot.wording import slack as wording
 
 FixKind = Literal["ignore", "source"]
 SLOT_ALL = "all"

@@ -6,9 +6,9 @@ the reason or error text is user data, clipped and escaped.
 
 from __future__ import annotations
 
-from bot import wording
 from bot.slack.render.blocks import MAX_SECTION, Message, context, message, section
 from bot.slack.render.escaping import NAME_LIMIT, clip, code, cut_note, escape, fill, in_code
+from bot.wording import slack as wording
 
 
 def analysis_failed_message(app: str, reason: str) -> Message:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bot import wording
 from bot.jobs import ActionId
 from bot.model import Finding, Report
 from bot.slack.render.blocks import (
@@ -29,6 +28,7 @@ from bot.slack.render.escaping import clip, code, cut_note, escape, fill, in_cod
 from bot.slack.render.fixes import SLOT_ALL, FixButtons, fix_block
 from bot.slack.render.inputs import Alert, Buttons
 from bot.slack.render.phrases import app_md, note_texts, report_counts, verdict, verdict_plain
+from bot.wording import slack as wording
 
 PARENT_VERDICTS = 10
 

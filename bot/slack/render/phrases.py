@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from bot import wording
 from bot.analysis.managedfields import ARGOCD_MANAGERS
 from bot.model import Finding, Report
 from bot.slack.render.escaping import NAME_LIMIT, clip, code, escape, fill, plural
 from bot.slack.render.inputs import Alert
+from bot.wording import slack as wording
+from bot.wording.report import CAUSE_TITLES
 
 POINTER_LIMIT = 200
 NOTE_LIMIT = 500
@@ -80,7 +81,7 @@ def verdict(f: Finding) -> str:
 
 def verdict_plain(f: Finding) -> str:
     """The finding in plain text: pointer, resource and the cause's title."""
-    title = wording.CAUSE_TITLES.get(f.cause, f.cause)
+    title = CAUSE_TITLES.get(f.cause, f.cause)
     return f"{clip(f.pointer, 80)} of {f.resource.kind} {clip(resource_name(f), 80)}: {title}"
 
 

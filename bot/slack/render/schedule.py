@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot import wording
 from bot.slack.render.blocks import Message, context, message, section
 from bot.slack.render.escaping import cut_note, escape, fill, in_code, plural
 from bot.slack.render.inputs import Alert
 from bot.slack.render.phrases import app_md
+from bot.wording import slack as wording
 
 SUMMARY_SIZE = 10
 

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 import yaml
 
-from bot import wording
 from bot.model import Finding, Report
 from bot.slack.render.blocks import JSONBlock, Message, context, header, message, pack, section
 from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, plural, value_md
@@ -27,6 +26,8 @@ from bot.slack.render.phrases import (
     verdict,
     verdict_plain,
 )
+from bot.wording import slack as wording
+from bot.wording.report import CAUSE_TITLES, NO_NARROW_RULE, avoid_lines
 
 HIDES_SHOWN = 5
 
@@ -47,7 +48,7 @@ def _owner_line(f: Finding) -> str:
 
 def _evidence_section(f: Finding, number: int, total: int, note: str) -> JSONBlock:
     w = f.writer
-    title = wording.CAUSE_TITLES.get(f.cause, f.cause)
+    title = CAUSE_TITLES.get(f.cause, f.cause)
     lines = [
         fill(wording.SLACK_FINDING_TITLE, number=str(number), total=str(total), verdict=verdict(f)),
         fill(wording.SLACK_CAUSE, cause=code(f.cause), title=escape(title), confidence=escape(f.confidence)),
@@ -82,7 +83,7 @@ def _fix_section(f: Finding, note: str) -> JSONBlock:
     better = fill(wording.SLACK_BETTER_FIX, alternative=escape(fix.alternative)) if fix.alternative else ""
     if fix.rule is None:
         if fix.verified is False:
-            reason = wording.NO_NARROW_RULE
+            reason = NO_NARROW_RULE
         else:
             reason = wording.SLACK_NO_RULE_REASONS.get(f.cause, wording.SLACK_NO_RULE_REASONS["unknown"])
         lines = [fill(wording.SLACK_NO_RULE, reason=escape(reason))]
@@ -163,7 +164,7 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
         )
         messages.append(message(plain, blocks))
 
-    avoid = wording.avoid_lines(f.cause for f in report.findings)  # chosen per cause: never against a fix
+    avoid = avoid_lines(f.cause for f in report.findings)  # chosen per cause: never against a fix
     do_not = [header(wording.SLACK_DO_NOT_TITLE), section("\n".join(f"• {escape(d)}" for d in avoid), note)]
     final = pack([(do_not, ""), *_notes_groups(report.notes, note)])
     advice = " ".join(avoid)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot import wording
 from bot.config import ConfigError
 from bot.sources.git.base import FileContent, GitHost, GitHostError, PullRequest, RepoRef
 from bot.sources.git.github import API_URL as GITHUB_API_URL
@@ -23,7 +22,9 @@ from bot.sources.git.urls import (
     check_repo_path,
     parse_repo_url,
     parse_web_url,
+    web_url_candidates,
 )
+from bot.wording import cli as wording
 
 __all__ = [
     "GITHUB_API_URL",
@@ -42,6 +43,7 @@ __all__ = [
     "make_git_host",
     "parse_repo_url",
     "parse_web_url",
+    "web_url_candidates",
 ]
 
 

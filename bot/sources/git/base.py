@@ -5,7 +5,7 @@ is the contract between that flow and the two providers (``github.py``, ``gitlab
 
 * the values are frozen dataclasses with no I/O and no provider-specific fields beyond what both hosts give;
 * every operation is async and answers in terms of these values, or raises :class:`GitHostError` whose ``kind``
-  says what happened and whose message is a sentence a person can act on (``bot/wording.py``, "Git hosts");
+  says what happened and whose message is a sentence a person can act on (``bot/wording/cli.py``, "Git hosts");
 * no operation ever lists or reads more than it is asked for: the number of API calls per pull request does not
   depend on the size of the repository.
 

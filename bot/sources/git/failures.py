@@ -20,8 +20,8 @@ from typing import Any
 
 import httpx
 
-from bot import wording
 from bot.sources.git.base import ErrorKind, RepoRef
+from bot.wording import cli as wording
 
 _DETAIL_LIMIT = 240
 

@@ -34,11 +34,11 @@ from urllib.parse import quote
 
 import httpx
 
-from bot import wording
 from bot.sources.git.base import ErrorKind, FileContent, Provider, PRState, PullRequest, RepoRef
 from bot.sources.git.failures import Op, RateLimit, wait_seconds
 from bot.sources.git.http import HTTPGitHost
 from bot.sources.git.urls import UnsupportedRepo
+from bot.wording import cli as wording
 
 API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"

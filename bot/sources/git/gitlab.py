@@ -37,10 +37,10 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
 
-from bot import wording
 from bot.sources.git.base import ErrorKind, FileContent, Provider, PRState, PullRequest, RepoRef
 from bot.sources.git.failures import Op, RateLimit, wait_seconds
 from bot.sources.git.http import HTTPGitHost
+from bot.wording import cli as wording
 
 _PER_PAGE = 100
 _MAX_PAGES = 50  # 5,000 entries: a directory of Application manifests is far smaller

@@ -9,7 +9,7 @@ class does the rest, the same way for both:
   limit (429, or GitHub's 403 with no quota left) is waited out when the host says it resets within ``max_wait``
   seconds (``Retry-After``, ``X-RateLimit-Reset``, ``RateLimit-Reset``), else raised at once with the reset time.
 * Every other failure becomes a :class:`GitHostError` whose ``kind`` is for code and whose message, from
-  ``bot/wording.py``, names the host, the repository, what was being done and what to do about it.
+  ``bot/wording/cli.py``, names the host, the repository, what was being done and what to do about it.
 * Writes are idempotent, so that retrying one, or two replicas doing the same one, ends in the same state:
   ``create_branch`` accepts a branch that already points at the wanted commit, ``commit_file`` accepts a branch
   whose file already holds the wanted text, ``open_pr`` returns the pull request that is already open.
@@ -30,7 +30,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from bot import wording
 from bot.sources.git.base import ErrorKind, FileContent, GitHostError, Provider, PullRequest, RepoRef
 from bot.sources.git.failures import (
     Op,
@@ -42,6 +41,7 @@ from bot.sources.git.failures import (
     transport_reason,
 )
 from bot.sources.git.urls import check_ref, check_repo_path
+from bot.wording import cli as wording
 
 _RETRY_STATUSES = frozenset({500, 502, 503, 504})
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")

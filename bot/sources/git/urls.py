@@ -8,10 +8,14 @@
 * :func:`check_repo_path` and :func:`check_ref` guard every path and branch before it reaches a URL or the ``git``
   command line.
 
-Guarantees: a host is accepted only if it is the configured one (GitHub: ``github.com`` whatever ``GIT_API_URL``
-is, plus ``GIT_API_URL``'s own host for GitHub Enterprise; GitLab: ``GIT_API_URL``'s host, under its relative URL
-root if it has one). A returned path never leaves the repository: no ``..`` or ``.`` segment, not absolute, no
-backslash, no empty segment, nothing hidden behind percent-encoding. Everything refused raises
+Guarantees: a host is accepted only if its repositories are served by the configured API, so a repository is
+never asked of another host's API. GitHub: ``github.com`` (with ``GIT_API_URL`` unset, ``https://api.github.com``
+or a proxy of it, which may name its own host too); GitHub Enterprise (``GIT_API_URL`` ``https://HOST/api/v3``):
+that host alone, and a ``github.com`` repository is refused in words (its token and API are the Enterprise ones);
+GitLab: ``GIT_API_URL``'s host, under its relative URL root if it has one. A branch holding ``/`` in a file link
+is resolved by :func:`web_url_candidates` (every split, for the host to settle). A returned path never leaves the
+repository: no ``..`` or ``.`` segment, not absolute, no backslash, no empty segment, nothing hidden behind
+percent-encoding. Everything refused raises
 :class:`UnsupportedRepo` (a ``ValueError``) whose message says why, without any user:password part of the URL.
 """
 
@@ -21,8 +25,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from bot import wording
 from bot.sources.git.base import Provider, RepoRef
+from bot.wording import cli as wording
 
 GITHUB_WEB_HOST = "github.com"
 GITHUB_API_HOST = "api.github.com"
@@ -34,6 +38,8 @@ _ENCODED = re.compile(r"%(2e|2f|5c|25|[01][0-9a-f]|7f)", re.IGNORECASE)
 # git check-ref-format: no control characters, space, ~ ^ : ? * [ \ anywhere, no "..", no "@{".
 _REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{")
 _FILE_VIEWS = ("blob", "raw")
+# GitHub Enterprise Server's REST root (https://HOST/api/v3); api.github.com and its proxies serve from the root.
+_ENTERPRISE_API = re.compile(r"/api/v3/?$")
 
 
 class UnsupportedRepo(ValueError):
@@ -149,6 +155,8 @@ def _api_parts(provider: str, api_url: str | None) -> tuple[list[str], list[str]
         if split is None or split.scheme not in _DEFAULT_PORTS:
             raise UnsupportedRepo(wording.GIT_URL_SCHEME.format(url=display_url(api_url)))
         host = _authority(split.scheme, split.hostname, split.port)
+        if provider == "github" and _ENTERPRISE_API.search(split.path):
+            hosts = []  # GitHub Enterprise Server: its API knows its own repositories, never github.com's
         if host != GITHUB_API_HOST and host not in hosts:
             hosts.append(host)
         # GitLab under a relative URL root (https://example.com/gitlab/api/v4): web paths start with /gitlab.
@@ -164,11 +172,13 @@ def accepted_hosts(provider: str, api_url: str | None) -> tuple[str, ...]:
     return tuple(_api_parts(provider, api_url)[0])
 
 
-def _match_host(url: str, host: str, accepted: list[str], *, ssh: bool) -> str:
+def _match_host(url: str, host: str, accepted: list[str], *, ssh: bool, provider: str) -> str:
     """The accepted host ``host`` stands for; over SSH the port is the SSH daemon's, so only names are compared."""
     for candidate in accepted:
         if candidate == host or (ssh and candidate.split(":")[0] == host.split(":")[0]):
             return candidate
+    if provider == "github" and host.split(":")[0] == GITHUB_WEB_HOST:  # accepted is GitHub Enterprise alone
+        raise UnsupportedRepo(wording.GIT_URL_NOT_ENTERPRISE.format(url=display_url(url), host=accepted[0]))
     raise UnsupportedRepo(wording.GIT_URL_HOST.format(url=display_url(url), host=host, accepted=", ".join(accepted)))
 
 
@@ -206,11 +216,12 @@ def parse_repo_url(repo_url: str, provider: str, api_url: str | None) -> RepoRef
             reason = "a repository URL has no ?query or #fragment"
             raise UnsupportedRepo(wording.GIT_URL_NOT_REPO.format(url=display_url(repo_url), reason=reason))
         ssh = split.scheme not in _DEFAULT_PORTS
-        host = _match_host(repo_url, _authority(split.scheme, split.hostname, split.port), accepted, ssh=ssh)
+        authority = _authority(split.scheme, split.hostname, split.port)
+        host = _match_host(repo_url, authority, accepted, ssh=ssh, provider=provider)
         raw = split.path
     elif m := _SCP.fullmatch(text):
         ssh = True
-        host = _match_host(repo_url, m["host"].lower(), accepted, ssh=True)
+        host = _match_host(repo_url, m["host"].lower(), accepted, ssh=True, provider=provider)
         raw = m["path"]
     else:
         raise UnsupportedRepo(wording.GIT_URL_SCHEME.format(url=display_url(repo_url)))
@@ -245,17 +256,26 @@ def _file_path(url: str, raw_segments: list[str]) -> str:
 
 
 def parse_web_url(url: str, provider: str, api_url: str | None) -> tuple[RepoRef, str, str]:
-    """(repository, branch, path) from the link to a file as the browser shows it.
+    """(repository, branch, path) from the link to a file as the browser shows it, reading the first segment after
+    ``blob/`` as the branch (``%2F`` in it stands for ``/``). :func:`web_url_candidates` gives every reading."""
+    repo, [(branch, path), *_] = web_url_candidates(url, provider, api_url)
+    return repo, branch, path
 
-    The first segment after ``blob/`` is the branch: a branch whose name holds ``/`` must be written with ``%2F``
-    (``blob/release%2F1.2/apps/shop.yaml``), or the link must name a commit sha instead (``y`` on GitHub gives
-    such a permalink). Query and fragment (``?plain=1``, ``#L12``) are ignored.
+
+def web_url_candidates(url: str, provider: str, api_url: str | None) -> tuple[RepoRef, list[tuple[str, str]]]:
+    """The repository, and every (branch, path) the link to a file can mean, the shortest branch first.
+
+    A browser shows ``blob/release/1.2/apps/shop.yaml`` for the branch ``release/1.2``: the link alone cannot say
+    where the branch ends, so each split is a candidate and the Git host settles it (git refuses ``release`` and
+    ``release/1.2`` as two branches of one repository, so at most one split names a branch). A branch written with
+    ``%2F`` is one candidate. Query and fragment (``?plain=1``, ``#L12``) are ignored.
     """
     accepted, prefix = _api_parts(provider, api_url)
     split = _split(url)
     if split is None or split.scheme not in _DEFAULT_PORTS:
         raise UnsupportedRepo(wording.GIT_URL_NOT_FILE.format(url=display_url(url)))
-    host = _match_host(url, _authority(split.scheme, split.hostname, split.port), accepted, ssh=False)
+    authority = _authority(split.scheme, split.hostname, split.port)
+    host = _match_host(url, authority, accepted, ssh=False, provider=provider)
     segments = split.path.split("/")[1:]
     if host == accepted[-1]:
         segments = _strip_prefix(segments, prefix)
@@ -270,8 +290,17 @@ def parse_web_url(url: str, provider: str, api_url: str | None) -> tuple[RepoRef
     if len(rest) < 3 or rest[0] not in _FILE_VIEWS or not rest[1]:
         raise UnsupportedRepo(wording.GIT_URL_NOT_FILE.format(url=display_url(url)))
     repo = RepoRef(kind, host, _repo_path(url, kind, project))
-    try:
-        branch = unquote(rest[1], errors="strict")
-    except UnicodeDecodeError:
-        raise _refuse("branch", rest[1], "ref") from None
-    return repo, check_ref(branch), _file_path(url, rest[2:])
+    candidates: list[tuple[str, str]] = []
+    for cut in range(2, len(rest)):
+        try:
+            branch = "/".join(unquote(part, errors="strict") for part in rest[1:cut])
+        except UnicodeDecodeError:
+            raise _refuse("branch", rest[1], "ref") from None
+        if cut == 2:  # the first reading decides what is refused; longer ones are only tried when well-formed
+            candidates.append((check_ref(branch), _file_path(url, rest[2:])))
+            continue
+        try:
+            candidates.append((check_ref(branch), _file_path(url, rest[cut:])))
+        except UnsupportedRepo:
+            continue
+    return repo, candidates

@@ -82,6 +82,12 @@ app.kubernetes.io/component: redis
 {{- if not $v.slack.channel }}
 {{- fail "slack.channel is required: the ID (C...) of the channel for alerts, e.g. --set slack.channel=C0123456789" }}
 {{- end }}
+{{- if and (not $v.argocd.publicUrl) (regexMatch "^https?://([^/:.]+|[^/:]+[.]svc|[^/:]+[.]cluster[.]local)(:[0-9]+)?(/.*)?$" $v.argocd.url) }}
+{{- fail (printf "argocd.publicUrl is required: Slack's links to Argo CD would point at %s, which only the cluster reaches; set the URL people open in a browser, e.g. --set argocd.publicUrl=https://argocd.example.com" $v.argocd.url) }}
+{{- end }}
+{{- if $v.git.provider }}
+{{- $_ := include "argo-why.gitTokenSecret" . }}
+{{- end }}
 {{- $redisWays := 0 }}
 {{- if $v.redis.enabled }}{{ $redisWays = add1 $redisWays }}{{ end }}
 {{- if $v.externalRedis.url }}{{ $redisWays = add1 $redisWays }}{{ end }}
@@ -134,4 +140,10 @@ literal next to a Secret that also holds it. */}}
 - name: REDIS_URL
   valueFrom: {secretKeyRef: {name: {{ $v.externalRedis.existingSecret }}, key: {{ $v.externalRedis.existingSecretKey }}}}
 {{- end }}
+{{- end }}
+
+{{/* The Secret holding GIT_TOKEN. Required with git.provider: the chart cannot see inside Secrets, and a
+secretKeyRef to a key the Secret lacks keeps the pod in CreateContainerConfigError without a word at install. */}}
+{{- define "argo-why.gitTokenSecret" -}}
+{{- required (printf "git.tokenSecret is required with git.provider=%s: pull requests need a token; add the key %s to the Secret (deploy/README.md, step 3) and name that Secret, e.g. --set git.tokenSecret=%s" .Values.git.provider .Values.git.tokenKey .Values.existingSecret) .Values.git.tokenSecret }}
 {{- end }}

@@ -18,16 +18,15 @@ import time
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot import wording
-from bot.alerts import Alerts
-from bot.config import required
-from bot.services import Services
+from bot.runtime.alerts import Alerts
+from bot.runtime.services import Services
 from bot.slack.render import Alert, Buttons, digest_message
 from bot.slack.render.blocks import MAX_BLOCKS
 from bot.slack.render.digest import DigestEntry, digest_list, lines_fit
 from bot.slack.render.escaping import plural
-from bot.state import DigestItem, DigestState, ThreadRef
-from bot.store import StoreUnavailable, drift_start, json_object
+from bot.state import DigestItem, DigestState
+from bot.store import StoreUnavailable, ThreadRef, drift_start, json_object
+from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.digest")
 DIGEST_KEY = "__digest__"
@@ -99,7 +98,7 @@ class Digest:
             await self.s.outbox.update(ref.channel, ref.ts, message)
             channel, ts, started = ref.channel, ref.ts, drift_start(ref)
         else:
-            target = required(self.s.settings.slack.channel, "SLACK_CHANNEL")
+            target = self.s.channel
             (channel, ts), started = await self.s.outbox.post(target, message, key=DIGEST_POST), now
         state = await DigestState(items=listed, grouped=grouped).save(self.s.store, max(STATE_TTL_S, 2 * window))
         await self.s.store.save_thread(ThreadRef(app=DIGEST_KEY, channel=channel, ts=ts, fingerprint=state,

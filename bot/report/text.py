@@ -11,8 +11,8 @@ from itertools import groupby
 
 import yaml
 
-from bot import wording
 from bot.model import Finding, Report
+from bot.wording import report as wording
 
 
 def _yaml(data: object, indent: int) -> str:
@@ -65,7 +65,8 @@ def _application(report: Report) -> list[str]:
     lines = [
         f"Application {facts.get('namespace')}/{facts.get('name')} (project {facts.get('project')}): "
         f"{facts.get('sync_status')}, {facts.get('health')}, revision {str(facts.get('revision') or '?')[:12]}",
-        f"  sync: {sync}; {facts.get('syncs_same_revision_last_hour')} sync(s) of this revision in the last hour; "
+        f"  sync: {sync}; {wording.plural(wording.SYNCS, int(facts.get('syncs_same_revision_last_hour') or 0))} "
+        "of this revision in the last hour; "
         f"self-heal attempts: {facts.get('auto_heal_attempts') or 0}",
         f"  RespectIgnoreDifferences: {'on' if facts.get('respect_ignore_differences') else 'off'}; "
         f"compare options: {facts.get('compare_options') or 'none'}; "
@@ -83,14 +84,17 @@ def render(report: Report) -> str:
 def _body(report: Report) -> str:
     if not report.findings:
         app, compared = report.app or "the app", report.resources_compared
-        head = wording.NO_DRIFT.format(compared=compared, app=app)
+        head = wording.NO_DRIFT.format(compared=wording.plural(wording.RESOURCES, compared), app=app)
         if report.not_compared:
             labels = ", ".join(r.label for r in report.not_compared)
-            head = wording.INCOMPLETE.format(compared=compared, app=app, count=len(report.not_compared), labels=labels)
+            head = wording.INCOMPLETE.format(compared=wording.plural(wording.RESOURCES, compared), app=app,
+                                             count=wording.plural(wording.DESIRED_OBJECTS, len(report.not_compared)),
+                                             labels=labels)  # fmt: skip
         return "\n".join([head, *(f"note: {n}" for n in report.notes)]) + "\n"
     resources = len({f.resource for f in report.findings})
     out = [
-        f"{report.app or 'app'}: {len(report.findings)} difference(s) in {resources} resource(s) "
+        f"{report.app or 'app'}: {wording.plural(wording.DIFFERENCES, len(report.findings))} in "
+        f"{wording.plural(wording.RESOURCES, resources)} "
         f"(of {report.resources_compared} compared)",
         "",
     ]

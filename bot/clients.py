@@ -1,42 +1,19 @@
-"""The running bot's parts as the worker sees them, built once by the composition root (``bot.app``).
+"""The outbound clients, built from the settings groups: shared by the composition root (:mod:`bot.app`) and the CLI.
 
-:class:`Services` is the handlers' :class:`bot.intake.Intake` plus Slack (the poster, and the outbox every job
-posts through, exactly once) and the outbound sources (Argo CD, the clusters, the Git host). The factories here
-turn a settings group into a client with plain arguments. Nothing reads globals or the environment after start-up.
+Each factory turns a settings group into clients with plain arguments, and raises
+:class:`bot.config.ConfigError` naming the variable when one it needs is unset, before anything runs: the runtime
+is given the clients, never the configuration's helpers.
 """
 
 from __future__ import annotations
 
 import ssl
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from bot.config import ArgoCDSettings, GitSettings, required
-from bot.intake import Intake
 from bot.sources.argocd import AppList, ArgoCDClient, tls_verify
-from bot.sources.cluster import Clusters, ClusterSource
+from bot.sources.cluster import Clusters
 from bot.sources.git import GitHost, make_git_host
-
-if TYPE_CHECKING:
-    from bot.slack.directory import Directory
-    from bot.slack.outbox import Outbox
-    from bot.slack.poster import SlackPoster
-
-
-@dataclass
-class Services(Intake):
-    poster: SlackPoster
-    outbox: Outbox
-    """Every post of a job goes through it: once per key, whatever the crashes and redeliveries."""
-    argocd: Callable[[], ArgoCDClient]
-    """A new Argo CD client per analysis (each is closed after use)."""
-    cluster: Clusters | ClusterSource | None
-    """The clusters of the apps' destinations (kubeconfig or in-cluster), one given cluster, or ``None``: none."""
-    directory: Directory
-    """Slack users and user groups (approvers, names for PR bodies)."""
-    git: Callable[[], GitHost] | None = None
-    """A new Git host client per pull request; ``None`` when ``GIT_PROVIDER`` is unset (no Open PR buttons)."""
 
 
 def argocd_factory(cfg: ArgoCDSettings) -> Callable[[], ArgoCDClient]:

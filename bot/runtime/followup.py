@@ -23,15 +23,15 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot import wording
 from bot.approvals import audit_record
 from bot.errors import ArgoWhyError
-from bot.fixflow import FixFlow
 from bot.model import Alert
-from bot.services import Services
+from bot.runtime.fixflow import FixFlow
+from bot.runtime.services import Services
 from bot.slack.render.fixes import PRLink, fix_notice
 from bot.sources.git import GitHost, GitHostError, RepoRef
 from bot.state import ReportState
+from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.followup")
 

@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
-from bot import wording
 from bot.approvals import Decision, audit_record, decide
 from bot.errors import ArgoWhyError
 from bot.fixes.locate import Definition, Locator, NoDefinition
@@ -33,7 +32,7 @@ from bot.fixes.pr_text import Target, change_yaml, pr_body, pr_title
 from bot.fixes.proposal import Proposal, ignore_proposal, source_fixable, source_proposal
 from bot.jobs import FixJob
 from bot.model import Alert, Finding, Report
-from bot.services import Services
+from bot.runtime.services import Services
 from bot.slack.directory import Directory
 from bot.slack.poster import SlackUnavailable
 from bot.slack.render import Message, error_message
@@ -54,6 +53,7 @@ from bot.slack.render.fixes import (
 )
 from bot.sources.git import GitHost
 from bot.state import FixState
+from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.fixes")
 LOCK_TTL_S = 300

@@ -1,5 +1,5 @@
-"""The worker: takes jobs from the durable queue, does them (:mod:`bot.alerts`, :mod:`bot.fixflow`), then
-acknowledges.
+"""The worker: takes jobs from the durable queue, does them (:mod:`bot.runtime.alerts`,
+:mod:`bot.runtime.fixflow`), then acknowledges.
 
 An entry is acknowledged only after Slack accepted every message of the job, so a crash or a Slack outage leaves it
 pending; another worker (or replica) claims it after ``claim_idle_ms`` (XAUTOCLAIM) and does the job again, and
@@ -20,12 +20,12 @@ import contextlib
 import logging
 import time
 
-from bot.alerts import Alerts, AnalysisFailed
-from bot.fixflow import FixFlow
 from bot.jobs import ButtonJob, CommandJob, FixJob, Job, JobRejected, NoteJob, WebhookJob, parse_job
 from bot.queue import Entry
-from bot.serial import AppBusy, AppLocks
-from bot.services import Services
+from bot.runtime.alerts import Alerts, AnalysisFailed
+from bot.runtime.fixflow import FixFlow
+from bot.runtime.serial import AppBusy, AppLocks
+from bot.runtime.services import Services
 from bot.slack.poster import SlackUnavailable
 from bot.slack.render import Message, analysis_failed_message
 from bot.store import StoreUnavailable

@@ -19,14 +19,13 @@ import logging
 import time
 from datetime import UTC, datetime
 
-from bot.config import required
 from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.model import Alert
-from bot.services import Services
+from bot.runtime.services import Services
 from bot.slack.render.schedule import SUMMARY_SIZE, mute_ended_message, reminder_message, summary_message
 from bot.sources.argocd import ArgoCDError
-from bot.state import ReportState, ThreadRef
-from bot.store import drift_start, json_object
+from bot.state import ReportState
+from bot.store import ThreadRef, drift_start, json_object
 
 log = logging.getLogger("argo_why.reminders")
 SCAN = 500
@@ -111,6 +110,6 @@ class Reminders:
         if not rows:
             return 0
         day = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
-        channel = required(self.s.settings.slack.channel, "SLACK_CHANNEL")
+        channel = self.s.channel
         await self.s.outbox.post(channel, summary_message(rows), key=f"summary:{day}")
         return len(rows)

@@ -1,6 +1,6 @@
 """The workers and the scheduler of one replica, started and stopped with the ASGI lifespan (:mod:`bot.app`).
 
-Scheduled jobs run on one replica at a time (:mod:`bot.scheduler`), through a worker of their own, so that a
+Scheduled jobs run on one replica at a time (:mod:`bot.runtime.scheduler`), through a worker of their own, so that a
 replica with no queue workers still takes its turn: the digest flush every ``tick_s``; the end of mutes and the
 reminders every six ticks; the pull-request follow-up every ``PR_POLL_SECONDS``; the sweep of Argo CD every
 ``SWEEP_SECONDS``; the retry of dead letters every ``DEAD_LETTER_RETRY_SECONDS``; the daily summary at
@@ -21,13 +21,13 @@ import socket
 import time
 import uuid
 
-from bot.digest import Digest
-from bot.followup import PRFollowUp
-from bot.reminders import Reminders
-from bot.scheduler import Scheduled, Scheduler
-from bot.services import Services
-from bot.sweep import DeadLetters, Sweep
-from bot.worker import Worker
+from bot.runtime.digest import Digest
+from bot.runtime.followup import PRFollowUp
+from bot.runtime.reminders import Reminders
+from bot.runtime.scheduler import Scheduled, Scheduler
+from bot.runtime.services import Services
+from bot.runtime.sweep import DeadLetters, Sweep
+from bot.runtime.worker import Worker
 
 log = logging.getLogger("argo_why.runtime")
 TICK_S = 5.0
@@ -82,7 +82,7 @@ class Runtime:
             for t in late:
                 t.cancel()  # the worker hands its entry back as it stops
             if late:
-                log.warning("%d job(s) still running after the grace period: handed back to the other replicas",
+                log.warning("jobs still running after the grace period, handed back to the other replicas: %d",
                             len(late))  # fmt: skip
             await asyncio.gather(*self.tasks, return_exceptions=True)
         if self.scheduler.leader:

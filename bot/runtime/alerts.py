@@ -3,10 +3,10 @@
 Threads: one parent message per drift episode, kept in the store by app (not in memory), so a restart or another
 replica keeps threading. A new alert for the same episode updates the parent (and adds replies only when the
 findings changed); an app that became Synced turns its parent green; the next drift re-uses the same thread.
-More than ``digest_threshold`` apps drifting within ``digest_window_s`` go to the digest (:mod:`bot.digest`)
+More than ``digest_threshold`` apps drifting within ``digest_window_s`` go to the digest (:mod:`bot.runtime.digest`)
 instead of a parent each, and so do the failures of a burst or of an Argo CD outage.
 
-Exactly once: an alert is handled under its app's lock (:mod:`bot.serial`), so two alerts for one app never both
+Exactly once: an alert is handled under its app's lock (:mod:`bot.runtime.serial`), so two alerts for one app never both
 find "no thread"; every post goes through the outbox (:mod:`bot.slack.outbox`): the parent under the key
 ``parent:<app_key>`` (whichever job posts it), the replies under keys of their episode and findings, everything
 else under the keys of its queue entry. A job done again posts nothing twice.
@@ -24,20 +24,20 @@ import time
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from bot import wording
-from bot.config import required
 from bot.errors import ArgoWhyError
-from bot.fixflow import FixFlow
 from bot.jobs import ButtonJob, CommandJob, WebhookJob, app_key
 from bot.model import Report
-from bot.serial import AppLocks
-from bot.services import Services
+from bot.runtime.fixflow import FixFlow
+from bot.runtime.serial import AppLocks
+from bot.runtime.services import Services
 from bot.slack.render import Alert, Buttons, Message, diff_message, error_message, parent_message, thread_messages
 from bot.slack.render.fixes import FixButtons
 from bot.sources.argocd import ArgoCDError
-from bot.state import COUNTED_KEYS, DigestItem, ReportState, ThreadRef
-from bot.store import drift_start
+from bot.state import DigestItem, ReportState
+from bot.store import ThreadRef, drift_start
+from bot.store.records import COUNTED_KEYS
 from bot.why import investigate
+from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.alerts")
 STATE_TTL_S = 14 * 24 * 3600
@@ -139,7 +139,7 @@ class Alerts:
         fp = fingerprint(report)
         now = time.time()
         if ref is None:
-            channel = required(self.s.settings.slack.channel, "SLACK_CHANNEL")
+            channel = self.s.channel
             alert = replace(alert, unsettled_syncs=1)
             ch, ts = await self._parent(channel, None, report, alert, controls, key=f"parent:{key}")
             ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1, updated=now,

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
-from bot.services import Services
+from bot.runtime.services import Services
 from bot.sources.argocd import ArgoCDError
 from bot.store import drift_start
 
@@ -85,7 +85,7 @@ class Sweep:
                     queued += 1
                     break
         if queued:
-            log.info("sweep: %d alert(s) Argo CD did not send", queued)
+            log.info("sweep: alerts Argo CD did not send: %d", queued)
         return queued
 
 
@@ -103,7 +103,7 @@ class DeadLetters:
             async with self.s.argocd() as argocd:
                 await argocd.version()
         except ArgoCDError as e:
-            log.info("%d dead letter(s) wait for Argo CD: %s", len(dead), e)
+            log.info("dead letters waiting for Argo CD: %d (%s)", len(dead), e)
             return 0
         for d in dead:
             job: dict[str, Any] = d["job"]

@@ -1,0 +1,234 @@
+"""The wording of the report itself, shared by every output: the text report, Slack, pull requests (and the page).
+
+The titles of the causes, the better fixes and what not to do, the one-sentence explanation of a finding, the
+reasons and evidence of the analysis (:mod:`bot.analysis`, which may import this module and no other of
+:mod:`bot.wording`), and the notes of a report. Nothing here may interpolate a field value that could belong to a
+Secret: callers pass values through :func:`bot.analysis.masking.mask` first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+
+def plural(forms: tuple[str, str], count: int) -> str:
+    """The singular or the plural form of a pair below, filled with ``count``: output never says "field(s)"."""
+    return forms[0 if count == 1 else 1].format(count=count)
+
+
+RESOURCES = ("{count} resource", "{count} resources")
+DIFFERENCES = ("{count} difference", "{count} differences")
+DESIRED_OBJECTS = ("{count} desired object", "{count} desired objects")
+FIELDS = ("{count} field", "{count} fields")
+SELF_HEAL_ATTEMPTS = ("{count} self-heal attempt", "{count} self-heal attempts")
+SYNCS = ("{count} sync", "{count} syncs")
+
+
+CAUSE_TITLES: dict[str, str] = {
+    "autoscaler": "rewritten by an autoscaler",
+    "operator": "rewritten by a controller",
+    "mutating-webhook": "changed by a mutating admission webhook",
+    "api-defaulting": "filled in by API defaulting",
+    "normalization": "the same value in another form",
+    "nondeterministic-render": "the manifest changes on every render",
+    "shared-resource": "also applied by another Application",
+    "other-gitops": "also applied by another GitOps tool",
+    "manual-edit": "changed by hand",
+    "unknown": "cause not shown by the inputs",
+}
+
+ALTERNATIVES: dict[str, str] = {
+    "autoscaler": "Remove spec.replicas from the manifest so that the autoscaler is its only owner "
+    "(keep the ignore rule only while the field must stay in Git).",
+    "operator": "Render what the controller writes, or leave the field out of Git so that the controller is "
+    "its only owner.",
+    "mutating-webhook": "Enable ServerSideDiff=true (the dry-run includes the webhook's change), or write the "
+    "mutated value in Git.",
+    "api-defaulting": "Write the defaulted value in Git, or enable ServerSideDiff=true so that defaults are part "
+    "of the predicted state; an ignore rule is only a fallback.",
+    "normalization": "Write the canonical form in Git; ServerSideDiff=true also compares after the API server's "
+    "normalisation. An ignore rule is only a fallback.",
+    "nondeterministic-render": "Pin the value in the chart's values (or an existing Secret/lookup-free template) "
+    "so that every render is the same; never ignore it.",
+    "shared-resource": "Give the object one owning Application: remove it from the other app's source, or "
+    "mark the copy with argocd.argoproj.io/sync-options: Prune=false and stop rendering it.",
+    "other-gitops": "Let one tool own the object: suspend or remove the other tool's Kustomization/HelmRelease "
+    "for it, or move the object out of the Argo CD app.",
+    "manual-edit": "Revert the live object by syncing, or commit the value to Git if the change was right.",
+    "unknown": "Look at the Application's history and events; re-run with --desired-again, the cluster context "
+    "and managedFields (kubectl get --show-managed-fields) for a better answer.",
+}
+
+_NO_RESYNC = "Do not re-sync again and again: {who} puts its value back after every sync."
+_NO_SELFHEAL = "Do not turn on selfHeal before the rule or the source fix is in: Argo CD and {who} would fight."
+_NO_HAND_EDIT = "Do not edit the live object by hand: the change is invisible in Git and will be overwritten."
+_NO_OTHER_WRITER = "Do not look for another writer: {who}, and nothing else writes this field."
+AVOID: dict[str, tuple[str, ...]] = {
+    # What not to do, per cause; never the fix itself (for a manual edit, re-syncing is the fix).
+    "autoscaler": (
+        _NO_RESYNC.format(who="the autoscaler"),
+        _NO_SELFHEAL.format(who="the autoscaler"),
+        "Do not pin the replica count by hand (kubectl scale): the autoscaler owns it.",
+    ),
+    "operator": (_NO_RESYNC.format(who="the controller"), _NO_SELFHEAL.format(who="the controller"), _NO_HAND_EDIT),
+    "mutating-webhook": (
+        "Do not re-sync again and again: the webhook changes the value again on every update.",
+        _NO_SELFHEAL.format(who="the webhook"),
+        _NO_HAND_EDIT,
+    ),
+    "api-defaulting": (
+        _NO_OTHER_WRITER.format(who="the API server fills in the default"),
+        "Do not keep the fallback rule once Git writes the default (or ServerSideDiff is on): it only hides noise.",
+    ),
+    "normalization": (
+        _NO_OTHER_WRITER.format(who="the API server stores the same value in its own form"),
+        "Do not expect a sync to settle it: the API server normalises the value again every time.",
+    ),
+    "nondeterministic-render": (
+        "Do not ignore the field: a value that changes on every render would change silently on every sync.",
+        "Do not expect a sync to settle it: the next render differs again.",
+    ),
+    "shared-resource": (
+        "Do not ignore the difference: two Applications would keep overwriting each other unseen.",
+        "Do not delete the object from one app before the other is its only owner (Prune=false on the copy).",
+    ),
+    "other-gitops": (
+        "Do not ignore the difference: two GitOps tools would keep overwriting each other unseen.",
+        _NO_SELFHEAL.format(who="the other tool"),
+    ),
+    "manual-edit": (
+        "Do not add an ignore rule: it would hide the hand-made change, and every later one there.",
+        "Do not edit the live object again to 'fix' it: sync from Git, or commit the value to Git.",
+    ),
+    "unknown": (
+        "Do not add an ignore rule until the writer is known: it could hide a real change.",
+        "Do not turn on selfHeal until the cause is understood: it could turn this into a write loop.",
+    ),
+}
+"""What not to do, per cause: said under each finding and, for the causes a report holds, at its end."""
+
+
+def avoid_lines(causes: Iterable[str]) -> list[str]:
+    """The "what not to do" lines for these causes, in their order, each line once."""
+    out: list[str] = []
+    for cause in causes:
+        out.extend(line for line in AVOID.get(cause, ()) if line not in out)
+    return out
+
+
+MASK = "<redacted>"
+
+
+def short_value(value: Any, limit: int = 60) -> str:
+    """A value for a sentence: JSON-ish, cut at ``limit`` characters."""
+    if value is None:
+        return "(absent)"
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def explanation(pointer: str, resource_label: str, reason: str, desired: Any, live: Any) -> str:
+    """One sentence: where, both values, why. ``None`` stands for a side that has no value."""
+    if desired is None or live is None:
+        where = "absent live" if live is None else f"{short_value(live)} live, absent in Git"
+        return f"{pointer} of {resource_label} is {where}: {reason}."
+    values = f"{short_value(live)} live but {short_value(desired)} in Git"
+    return f"{pointer} of {resource_label} is {values}: {reason}."
+
+
+# --- Verdict reasons and evidence (bot/analysis/causes.py, writers.py) ---
+# A reason completes the sentence "<pointer> of <resource> is <values>: <reason>."; evidence lines stand alone.
+# None of them may carry a field value (Secrets): only names of managers, objects, webhooks and sources.
+TRACKING_HOW = {"annotation": "tracking annotation", "label": "app.kubernetes.io/instance label"}
+REASON_SHARED = "Application {app} also applies this object and synced it last"
+EVIDENCE_SHARED = "the live {how} names Application {app}, not {ours}"
+REASON_DEFAULT = "{source} fills in this value when the manifest leaves the field out, and no other writer touched it"
+REASON_DROPPED_DEFAULT = (
+    "Git writes the default explicitly and the stored object leaves it out ({source}): absent means the same"
+)
+EVIDENCE_DEFAULT = "known default, from {source}: {pattern}"
+REASON_MASKED_RENDER = (
+    "Argo CD applied this same revision at its last sync and wrote another value than it renders now (Secret "
+    "values are masked, so the renders themselves cannot be compared)"
+)
+REASON_RENDERS_DIFFER = "two renders of the same revision give different values, and Argo CD wrote the live one"
+EVIDENCE_RENDERS_DIFFER = "--desired and --desired-again differ at this field"
+REASON_NO_MANAGED_FIELDS = "the live object carries no managedFields, so nobody can be named"
+REASON_WEBHOOK_UNOWNED = (
+    "no field manager owns it, and webhook {webhook} of {configuration} intercepts {operations} of this object"
+)
+EVIDENCE_WEBHOOK = "{configuration}: webhook {webhook} matches"
+EVIDENCE_WEBHOOK_OPS = "{configuration}: webhook {webhook} matches {operations}"
+REASON_ABSENT_UNEXPLAINED = "the field is absent live and no manager explains why"
+REASON_NOBODY_OWNS = (
+    "no field manager owns the live value: admission webhooks change objects without recording ownership"
+)
+REASON_WEBHOOK_REWROTE = (
+    "Argo CD sent its value (so it owns the field), and webhook {webhook} of {configuration} rewrote it on admission"
+)
+REASON_WEBHOOK_ADDED = (
+    "webhook {webhook} of {configuration} added it on admission; Argo CD only owns the list or map around it "
+    "because it applies that as a whole"
+)
+REASON_SENT_GIT_VALUE = (
+    "Argo CD sent Git's value (its last-applied-configuration shows it) and owns the field, yet another value is "
+    "stored: an admission webhook changed it on the way in (no MutatingWebhookConfiguration in the context "
+    "matches; add them with --context to name it)"
+)
+REASON_WEBHOOK_OR_SCHEMA = (
+    "Argo CD sent Git's object without this key (its last-applied-configuration shows it), and it appeared at "
+    "admission: a mutating webhook or a default of the CRD's schema added it; add the CRD and the webhook "
+    "configurations with --context to tell which"
+)
+EVIDENCE_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration: Argo CD sent Git's value"
+REASON_ARGOCD_WROTE = (
+    "Argo CD itself wrote the live value (a rollback, an older revision or a manual sync); nothing in the inputs "
+    "shows another writer"
+)
+AN_AUTOSCALER = "an autoscaler"
+VIA_SCALE = " through the scale subresource"
+REASON_AUTOSCALER = "{what} sets the replica count ({manager}{via})"
+EVIDENCE_SCALER = "{scaler} targets this object"
+REASON_PERSON = "a person changed it with {manager}"
+REASON_SYNTHETIC = "the owner is the API server's placeholder entry {manager}; the real writer is lost"
+REASON_OTHER_GITOPS = "{tool} applies this object too"
+REASON_OPERATOR = "the controller {manager} writes this field{via}"
+ON_BEHALF = " on behalf of {label}"
+REASON_UNKNOWN_MANAGER = (
+    "{manager} wrote it ({operation}): a field manager argo-why does not know, and nothing in the context points "
+    "at it, so this is most likely a controller but could also be a person's script that names its own manager"
+)
+EVIDENCE_UNKNOWN_MANAGER = "{manager} is not a known controller's field manager, and no context object names it"
+
+NO_MANAGED_FIELDS = (
+    "{label} has no managedFields (exported without --show-managed-fields?): ownership is unknown and "
+    "findings on it have lowered confidence."
+)
+NOT_LIVE = "{label} is in the desired manifests but not among the live objects: it was not compared."
+# {total}, {compared}, {count} below are already counted phrases (``plural``): "3 resources", "1 desired object"
+NOT_COMPARED = "Not compared (no live counterpart): {count} of {total}; the report says nothing about them."
+NO_DRIFT = "No drift: {app} matches Git in {compared}."
+INCOMPLETE = (
+    "Incomplete: no field of {app} differs in the {compared} compared, but {count} not compared, so this is not a "
+    "clean bill: {labels}."
+)
+NO_APP = "No --app given and no tracking annotation found: shared-resource detection is off."
+ALREADY_IGNORED = "Already covered by existing ignoreDifferences rules: {count}."
+NO_NARROW_RULE = (
+    "no ignore rule can hide this without also hiding values Git sets (list items are selected by content or key, "
+    "and none tells these apart), so none is proposed"
+)
+CAUTION_WIDE_RULE = (
+    "Caution: the rule hides {fields} of {resource}, so future Git changes there will not be synced either."
+)
+NO_CLUSTER = (
+    "No cluster context ({reason}): HPAs, ScaledObjects, webhook configurations and namespaces were not "
+    "checked, so causes that need them have lowered confidence."
+)
+WRITE_LOOP = (
+    "Write loop: selfHeal is on while {writers} also writes {fields}; Argo CD and the other writer "
+    "overwrite each other ({attempts}, {syncs} of this revision in the last hour). "
+    "Fix the ownership before anything else."
+)
