@@ -164,6 +164,8 @@ class Report:
     """Said first: a write loop in progress (selfHeal against another controller), and the like."""
     application: dict[str, Any] | None = None
     """Facts about the Argo CD Application (``argo-why why`` only)."""
+    diff_mode: str | None = None
+    """How Argo CD compares the app (``legacy`` or ``server-side``), when the Application was among the inputs."""
 
     @property
     def drifted(self) -> bool:
@@ -190,6 +192,8 @@ class Report:
         }
         if self.application is not None:
             out["application"] = self.application
+        if self.diff_mode is not None:
+            out["diff_mode"] = self.diff_mode
         return out
 
 
@@ -233,6 +237,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         not_compared=[_resource_from_dict(r) for r in data.get("not_compared") or []],
         warnings=list(data.get("warnings") or []),
         application=data.get("application"),
+        diff_mode=data.get("diff_mode"),
     )
 
 

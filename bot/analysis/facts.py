@@ -60,6 +60,9 @@ class Verdict:
     writer: Writer
     reason: str
     evidence: list[str] = field(default_factory=list)
+    server_side_diff_hides: bool = False
+    """Argo CD's server-side diff would not show this difference: its dry-run apply includes the API server's
+    defaulting, canonical forms and the webhooks' mutations."""
 
 
 def entry_text(e: Entry) -> str:

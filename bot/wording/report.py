@@ -149,6 +149,11 @@ REASON_DROPPED_DEFAULT = (
     "Git writes the default explicitly and the stored object leaves it out ({source}): absent means the same"
 )
 EVIDENCE_DEFAULT = "known default, from {source}: {pattern}"
+REASON_PRUNED = (
+    "{source} does not declare this field, so the API server prunes it when it stores the object: remove it from "
+    "Git, or declare it in the CRD"
+)
+EVIDENCE_PRUNED = "{source} declares no {pattern} (and keeps no unknown fields there)"
 REASON_MASKED_RENDER = (
     "Argo CD applied this same revision at its last sync and wrote another value than it renders now (Secret "
     "values are masked, so the renders themselves cannot be compared)"
@@ -191,6 +196,21 @@ AN_AUTOSCALER = "an autoscaler"
 VIA_SCALE = " through the scale subresource"
 REASON_AUTOSCALER = "{what} sets the replica count ({manager}{via})"
 EVIDENCE_SCALER = "{scaler} targets this object"
+DIFF_MODE_NOTE = {
+    "legacy": "Argo CD compares {app} with its legacy three-way diff (no ServerSideDiff=true compare option).",
+    "server-side": "Argo CD compares {app} with server-side diff (ServerSideDiff=true): a dry-run apply on the API "
+    "server predicts the live object, defaults and webhook changes included.",
+}
+SERVER_SIDE_DIFF_BETTER = (
+    "This app uses Argo CD's legacy diff; under server-side diff (compare option ServerSideDiff=true) the dry-run "
+    "includes this value and the difference does not show, so enabling it for this app is the better fix than a "
+    "rule."
+)
+REASON_SCALED_TO_ZERO = (
+    "{what} scaled it to zero through the scale subresource, which records no field manager for a 0 (the Scale's "
+    "replicas is omitempty), so nobody owns the field"
+)
+REASON_SCALER_UNOWNED = "{what} targets this object and no field manager owns the replica count"
 REASON_PERSON = "a person changed it with {manager}"
 REASON_SYNTHETIC = "the owner is the API server's placeholder entry {manager}; the real writer is lost"
 REASON_OTHER_GITOPS = "{tool} applies this object too"

@@ -1,0 +1,270 @@
+"""The live casebook (tests/live/): real drifts on a real API server, judged by ``argo-why`` as users run it.
+
+Each scenario's script syncs its objects as Argo CD does, lets the drift's writer act through its own API calls,
+and reads everything back from the server. Then:
+
+* ``argo-why explain --format json`` (the CLI, in a subprocess) on the desired manifests, the live objects with
+  their managedFields and the context objects must name the scripted writer and cause for exactly the drifted
+  fields, and propose rules that hide those fields and no field Git manages; Argo CD's own diff (argodiff) confirms
+  that the proposed rules leave the object in sync;
+* ``argo-why why`` against the stand-in Argo CD, whose ``managed-resources`` are computed by Argo CD's diff in the
+  app's diff mode (legacy three-way or structured-merge, and server-side diff: a dry-run apply by
+  ``argocd-controller`` on the real server), with the cluster context read from the real server by the kubernetes
+  client, must report the same verdicts minus the fields that diff mode does not show (server-side diff: defaulting
+  and webhook mutations vanish), and say which diff mode the app uses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pydantic import SecretStr
+
+from bot.analysis import covers
+from bot.clients import argocd_factory, clusters
+from bot.config import ArgoCDSettings
+from bot.demo.fake_argocd.objects import _state
+from bot.why import investigate
+from tests.argocd_diff import ArgoDiff, ArgoDiffError, Mode
+from tests.conftest import ROOT
+from tests.fakes.argocd import FakeArgoCD, build_application
+from tests.kube_server import KubeServer
+from tests.live.scenarios import SCENARIOS, Expect, Scenario, Script
+from tests.live.webhook import SidecarInjector, sidecar_injector  # noqa: F401  (fixture)
+from tests.live.writers import Cluster, Obj
+
+APP = "shop"
+BY_NAME = {s.name: s for s in SCENARIOS}
+
+
+def params(*modes: str) -> list[Any]:
+    """Every scenario; one whose verdict needs another branch's fix is a strict xfail (it fails once fixed)."""
+    return [
+        pytest.param(s.name, marks=pytest.mark.xfail(strict=True, reason=f"needs branch {s.needs}")) if s.needs
+        else s.name
+        for s in SCENARIOS
+    ]  # fmt: skip
+
+
+@dataclass
+class Ran:
+    """A scenario after its script ran: what the files given to explain hold."""
+
+    scenario: Scenario
+    namespace: str
+    desired: list[Obj]
+    live: list[Obj]
+    context: list[Obj]
+    desired_again: list[Obj] | None
+
+
+@pytest.fixture(scope="module")
+def cluster(kube_server: KubeServer) -> Iterator[Cluster]:
+    c = Cluster(kube_server)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def application(namespace: str, sync: str, *, server_side_diff: bool = False) -> Obj:
+    app = build_application(APP, namespace, [], server_side_apply=sync == "ssa")
+    if server_side_diff:
+        app["metadata"]["annotations"] = {"argocd.argoproj.io/compare-options": "ServerSideDiff=true"}
+    return app
+
+
+@pytest.fixture(scope="module")
+def run(kube_server: KubeServer, cluster: Cluster, sidecar_injector: SidecarInjector) -> Callable[[str], Ran]:  # noqa: F811
+    done: dict[str, Ran] = {}
+
+    def run_one(name: str) -> Ran:
+        if name not in done:
+            scenario = BY_NAME[name]
+            namespace = f"live-{name}"[:63].rstrip("-")
+            kube_server.create_namespace(namespace)
+            script = Script(cluster, namespace, APP, sidecar_injector, sync=scenario.sync)
+            scenario.script(script)
+            live = [cluster.get(o) for o in script.desired if cluster.exists(o)]
+            ns = cluster.get({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+            context = [cluster.get(o) for o in script.context] + [ns]
+            done[name] = Ran(scenario, namespace, script.desired, live, context, script.desired_again)
+        return done[name]
+
+    return run_one
+
+
+def write(path: Path, objs: list[Obj]) -> str:
+    path.write_text(yaml.safe_dump_all(objs, sort_keys=False))
+    return str(path)
+
+
+def explain_cli(ran: Ran, folder: Path, app: Obj) -> dict[str, Any]:
+    argv = [sys.executable, "-m", "bot", "explain", "--format", "json",
+            "--desired", write(folder / "desired.yaml", ran.desired),
+            "--live", write(folder / "live.yaml", ran.live),
+            "--context", write(folder / "context.yaml", [*ran.context, app])]  # fmt: skip
+    if ran.desired_again is not None:
+        argv += ["--desired-again", write(folder / "desired-again.yaml", ran.desired_again)]
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    assert proc.returncode in (0, 1), proc.stderr
+    report: dict[str, Any] = json.loads(proc.stdout)
+    assert proc.returncode == (1 if report["findings"] else 0)
+    return report
+
+
+Verdict = tuple[str, str, str, str, str | None]
+
+
+def verdicts(findings: list[dict[str, Any]]) -> set[Verdict]:
+    return {(f["resource"]["kind"], f["resource"]["name"], f["pointer"], f["cause"], f["writer"].get("manager"))
+            for f in findings}  # fmt: skip
+
+
+def expected(scenario: Scenario, mode: str = "explain") -> set[Verdict]:
+    keep: Callable[[Expect], bool] = {
+        "explain": lambda e: True, "legacy": lambda e: e.legacy, "server-side": lambda e: e.ssd,
+    }[mode]  # fmt: skip
+    return {(e.kind, e.name, e.pointer, e.cause, e.manager) for e in scenario.expect if keep(e)}
+
+
+def leaves(value: Any, pointer: str = "") -> Iterator[str]:
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            yield from leaves(v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
+    elif isinstance(value, list) and value:
+        for i, v in enumerate(value):
+            yield from leaves(v, f"{pointer}/{i}")
+    else:
+        yield pointer
+
+
+def git_managed(desired: Obj) -> set[str]:
+    """Every leaf Git sets (metadata: labels and annotations only, as Argo CD compares them)."""
+    meta = desired.get("metadata") or {}
+    compared = {k: v for k, v in desired.items() if k not in ("apiVersion", "kind", "metadata", "status")}
+    compared["metadata"] = {k: meta[k] for k in ("labels", "annotations") if k in meta}
+    return set(leaves(compared))
+
+
+def check_rules_hide_exactly_the_drift(ran: Ran, report: dict[str, Any]) -> list[Obj]:
+    """Every proposed rule hides its finding's field, and no field Git manages that did not drift."""
+    rules = []
+    for f in report["findings"]:
+        fix = f["fix"]
+        if fix["rule"] is None:
+            continue
+        rules.append(fix["rule"])
+        assert any(covers(h, f["pointer"]) for h in fix["hides"]), f
+        desired = next(d for d in ran.desired if d["metadata"]["name"] == f["resource"]["name"]
+                       and d["kind"] == f["resource"]["kind"])  # fmt: skip
+        drifted = {g["pointer"] for g in report["findings"] if g["resource"] == f["resource"]}
+        for hidden in fix["hides"]:
+            over = {p for p in git_managed(desired) if covers(hidden, p) or covers(p, hidden)}
+            stray = {p for p in over if not any(covers(d, p) or covers(p, d) for d in drifted)}
+            assert not stray, f"the rule for {f['pointer']} also hides {sorted(stray)} that Git manages"
+    return rules
+
+
+@pytest.mark.parametrize("name", params())
+def test_explain_gives_the_scripted_verdict(
+    name: str, run: Callable[[str], Ran], tmp_path: Path, argocd_diff: ArgoDiff, kube_server: KubeServer
+) -> None:
+    ran = run(name)
+    report = explain_cli(ran, tmp_path, application(ran.namespace, ran.scenario.sync))
+    found = verdicts(report["findings"])
+    assert found == expected(ran.scenario), (sorted(found, key=str), [f["explanation"] for f in report["findings"]])
+    rules = check_rules_hide_exactly_the_drift(ran, report)
+    if rules:  # Argo CD's own diff, with the proposed rules as the Application's ignoreDifferences
+        mode = diff_mode(ran.scenario, False)
+        answer = argocd_diff.diff(list(zip(ran.desired, ran.live, strict=True)), mode=mode, ignore_differences=rules)
+        drifted = {f["pointer"] for f in report["findings"]}
+        left = [(r.name, p) for r in answer if r.modified for p in differing_pointers(r)]
+        assert not [x for x in left if any(covers(d, x[1]) or covers(x[1], d) for d in drifted)], differences(answer)
+        if mode == "legacy":
+            assert not answer.modified, differences(answer)
+
+
+def differing_pointers(r: Any) -> dict[str, tuple[Any, Any]]:
+    """The leaves where Argo CD's predicted and normalized live states differ: pointer -> (predicted, live)."""
+    predicted = {p: _at(r.predicted_live, p) for p in leaves(r.predicted_live or {})}
+    live = {p: _at(r.normalized_live, p) for p in leaves(r.normalized_live or {})}
+    return {p: (predicted.get(p, "<none>"), live.get(p, "<none>")) for p in predicted.keys() | live.keys()
+            if predicted.get(p, "<none>") != live.get(p, "<none>")}  # fmt: skip
+
+
+def differences(answer: Any) -> list[tuple[str, dict[str, tuple[Any, Any]]]]:
+    return [(r.name, differing_pointers(r)) for r in answer if r.modified]
+
+
+def _at(obj: Any, pointer: str) -> Any:
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        obj = obj[int(token)] if isinstance(obj, list) else obj[token]
+    return obj
+
+
+def diff_mode(scenario: Scenario, server_side_diff: bool) -> Mode:
+    if server_side_diff:
+        return "server-side"
+    return "structured-merge" if scenario.sync == "ssa" else "legacy"
+
+
+def resource_diffs(ran: Ran, answer: Any) -> list[Obj]:
+    """``managed-resources`` as Argo CD serves it, from Argo CD's own diff of every (desired, live) pair."""
+    out = []
+    for desired, live, r in zip(ran.desired, ran.live, answer.resources, strict=True):
+        diff: Obj = {"kind": r.kind, "name": r.name, "namespace": r.namespace}
+        if r.group:
+            diff["group"] = r.group
+        diff.update(targetState=_state(desired), liveState=_state(live), normalizedLiveState=_state(r.normalized_live),
+                    predictedLiveState=_state(r.predicted_live))  # fmt: skip
+        if r.modified:
+            diff["modified"] = True
+        out.append(diff)
+    return out
+
+
+@pytest.fixture(scope="module")
+def why_settings(argocd: FakeArgoCD, kube_server: KubeServer) -> ArgoCDSettings:
+    return ArgoCDSettings(
+        url=argocd.url, token=SecretStr(argocd.token), retries=2, timeout=10.0,
+        kubeconfig=str(kube_server.kubeconfig), cluster_contexts={"https://kubernetes.default.svc": "argo-why-test"},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("server_side_diff", [False, True], ids=["legacy", "server-side-diff"])
+@pytest.mark.parametrize("name", params())
+async def test_why_reports_what_the_diff_mode_shows(
+    name: str, server_side_diff: bool, run: Callable[[str], Ran], argocd: FakeArgoCD, argocd_diff: ArgoDiff,
+    kube_server: KubeServer, why_settings: ArgoCDSettings,
+) -> None:  # fmt: skip
+    ran = run(name)
+    mode = diff_mode(ran.scenario, server_side_diff)
+    pairs = list(zip(ran.desired, ran.live, strict=True))
+    if server_side_diff and ran.scenario.ssd_error:  # the dry-run apply is refused: Argo CD shows the error
+        with pytest.raises(ArgoDiffError, match=re.escape(ran.scenario.ssd_error)):
+            argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig)
+        return
+    answer = argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig if server_side_diff else None)
+    diffs = resource_diffs(ran, answer)
+    app = application(ran.namespace, ran.scenario.sync, server_side_diff=server_side_diff)
+    app = {**app, "status": build_application(APP, ran.namespace, diffs)["status"]}
+    argocd.reset()
+    renders = [ran.desired] + ([ran.desired_again] if ran.desired_again is not None else [])
+    argocd.add_app(app, diffs, renders)
+    async with argocd_factory(why_settings)() as client:
+        report = await investigate(APP, argocd=client, cluster=clusters(why_settings))
+    found = verdicts([f.to_dict() for f in report.findings])
+    assert found == expected(ran.scenario, "server-side" if server_side_diff else "legacy"), found
+    assert report.application is not None
+    assert report.application["diff_mode"] == ("server-side" if server_side_diff else "legacy")
