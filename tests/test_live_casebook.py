@@ -34,12 +34,13 @@ from bot.clients import argocd_factory, clusters
 from bot.config import ArgoCDSettings
 from bot.demo.fake_argocd.objects import _state
 from bot.why import investigate
+from bot.wording.report import DIFF_MODE_NOTE, SERVER_SIDE_DIFF_BETTER
 from tests.argocd_diff import ArgoDiff, ArgoDiffError, Mode
 from tests.conftest import ROOT
 from tests.fakes.argocd import FakeArgoCD, build_application
 from tests.kube_server import KubeServer
 from tests.live.scenarios import SCENARIOS, Expect, Scenario, Script
-from tests.live.webhook import SidecarInjector, sidecar_injector  # noqa: F401  (fixture)
+from tests.live.webhook import DIGEST, INJECTED_LABEL, SidecarInjector, sidecar_injector  # noqa: F401  (fixture)
 from tests.live.writers import Cluster, Obj
 
 APP = "shop"
@@ -183,6 +184,17 @@ def test_explain_gives_the_scripted_verdict(
     report = explain_cli(ran, tmp_path, application(ran.namespace, ran.scenario.sync))
     found = verdicts(report["findings"])
     assert found == expected(ran.scenario), (sorted(found, key=str), [f["explanation"] for f in report["findings"]])
+    # The app's diff mode is said, and under the legacy diff, where server-side diff is the better fix.
+    assert report["diff_mode"] == "legacy" and DIFF_MODE_NOTE["legacy"].format(app=APP) in report["notes"]
+    by_pointer = {(e.kind, e.name, e.pointer): e for e in ran.scenario.expect}
+    for f in report["findings"]:
+        e = by_pointer[(f["resource"]["kind"], f["resource"]["name"], f["pointer"])]
+        assert (SERVER_SIDE_DIFF_BETTER in f["explanation"]) == (not e.ssd), f["explanation"]
+    if any(not e.ssd for e in ran.scenario.expect):
+        ssd_app = application(ran.namespace, ran.scenario.sync, server_side_diff=True)
+        ssd_report = explain_cli(ran, tmp_path, ssd_app)
+        assert ssd_report["diff_mode"] == "server-side"
+        assert not any(SERVER_SIDE_DIFF_BETTER in f["explanation"] for f in ssd_report["findings"])
     rules = check_rules_hide_exactly_the_drift(ran, report)
     if rules:  # Argo CD's own diff, with the proposed rules as the Application's ignoreDifferences
         mode = diff_mode(ran.scenario, False)
@@ -267,4 +279,67 @@ async def test_why_reports_what_the_diff_mode_shows(
     found = verdicts([f.to_dict() for f in report.findings])
     assert found == expected(ran.scenario, "server-side" if server_side_diff else "legacy"), found
     assert report.application is not None
-    assert report.application["diff_mode"] == ("server-side" if server_side_diff else "legacy")
+    assert report.application["diff_mode"] == report.diff_mode == ("server-side" if server_side_diff else "legacy")
+    assert not (server_side_diff and any(SERVER_SIDE_DIFF_BETTER in f.explanation for f in report.findings))
+
+
+@pytest.mark.parametrize("name", ["webhook-injects-csa", "webhook-injects-ssa"])
+def test_webhook_mutations_are_recorded_as_the_real_server_records_them(
+    name: str,
+    run: Callable[[str], Ran],
+    sidecar_injector: SidecarInjector,  # noqa: F811
+) -> None:
+    """The API server computes managedFields before mutating admission: what the webhook adds (the sidecar, the
+    label) belongs to nobody, and the image it rewrote stays owned by the requester, Argo CD."""
+    ran = run(name)
+    [live] = ran.live
+    [entry] = live["metadata"]["managedFields"]
+    assert (entry["manager"], entry["operation"]) == ("argocd-controller", "Update" if "csa" in name else "Apply")
+    owned = entry["fieldsV1"]
+    containers = owned["f:spec"]["f:template"]["f:spec"]["f:containers"]
+    assert set(containers) == {'k:{"name":"web"}'}  # not the injected 'k:{"name":"proxy"}'
+    assert "f:image" in containers['k:{"name":"web"}']
+    assert f"f:{INJECTED_LABEL}" not in owned["f:metadata"]["f:labels"]
+    assert live["metadata"]["labels"][INJECTED_LABEL] == "true"
+    web, proxy = live["spec"]["template"]["spec"]["containers"]
+    assert web["image"] == f"nginx@{DIGEST}" and proxy["name"] == "proxy"
+    assert ("CREATE", False, ran.namespace) in sidecar_injector.calls
+    if "csa" in name:  # an Update owns what it sent, the API server's defaults included; an Apply only what it sent
+        assert "f:terminationMessagePath" in containers['k:{"name":"web"}']
+    else:
+        assert "f:terminationMessagePath" not in containers['k:{"name":"web"}']
+
+
+def defaulted(live: Any, git: set[str], pointer: str = "") -> Iterator[str]:
+    """The fields of ``live`` Git does not set (a list of scalars counts as one field)."""
+    if pointer in git:
+        return
+    if isinstance(value := live, dict) and value:
+        for k, v in value.items():
+            yield from defaulted(v, git, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
+    elif isinstance(live, list) and live and any(isinstance(v, dict | list) for v in live):
+        for i, v in enumerate(live):
+            yield from defaulted(v, git, f"{pointer}/{i}")
+    elif not any(covers(pointer, g) for g in git):
+        yield pointer
+
+
+@pytest.mark.parametrize("name", ["clean-ssa", "networkpolicy-protocol-default-ssa", "crd-defaults-and-pruned-field"])
+def test_every_value_the_server_fills_in_is_a_known_default(name: str, run: Callable[[str], Ran]) -> None:
+    """Against the real server's defaulting: every field of the live objects that Git did not write is proven a
+    default by the analysis' tables (bot/analysis/data/defaults.json) or by the CRD's schema."""
+    from bot.analysis.defaulting import proves
+    from bot.analysis.pointer import split
+
+    ran = run(name)
+    crds = {(c["spec"]["group"], c["spec"]["names"]["kind"]): c for c in ran.context
+            if c["kind"] == "CustomResourceDefinition"}  # fmt: skip
+    unproven = []
+    for desired, live in zip(ran.desired, ran.live, strict=True):
+        group, _, version = str(desired["apiVersion"]).rpartition("/")
+        body = {k: live[k] for k in ("spec", "data") if k in live}
+        for p in defaulted(body, git_managed(desired)):
+            path = tuple(int(t) if t.isdigit() else t for t in split(p))
+            if proves(group, desired["kind"], version, path, _at(live, p), crds.get((group, desired["kind"]))) is None:
+                unproven.append((desired["kind"], p, _at(live, p)))
+    assert not unproven
