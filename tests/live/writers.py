@@ -62,6 +62,11 @@ def serve(group: str, kind: str, plural: str, namespaced: bool = True) -> None:
     _RESOURCES[(group, kind)] = (plural, namespaced)
 
 
+def is_namespaced(obj: Mapping[str, Any]) -> bool:
+    api_version = str(obj["apiVersion"])
+    return _RESOURCES[(api_version.rpartition("/")[0], str(obj["kind"]))][1]
+
+
 def path_of(obj: Mapping[str, Any], *, name: bool = True) -> str:
     api_version = str(obj["apiVersion"])
     group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
