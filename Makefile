@@ -19,7 +19,7 @@ demo: $(STAMP)
 	$(BIN)/argo-why demo
 
 test: $(STAMP)
-	@scripts/ensure-tools.sh jq redis-server $(GO_TOOLS)
+	@scripts/ensure-tools.sh jq redis-server chromium $(GO_TOOLS)
 	@# The real kube-apiserver, etcd and Argo CD's diff helper (tests/tools/): built once per machine, then reused.
 	@scripts/build-go-tools.sh >/dev/null
 	$(BIN)/ruff check bot handlers tests bench

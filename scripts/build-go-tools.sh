@@ -60,6 +60,7 @@ hash=$( (cat "$TOOLS/go.mod" "$TOOLS/go.sum"; echo "$BUILD_FLAGS"; find "$TOOLS"
 KEY="k8s-$k8s.etcd-$etcd.argocd-$argocd.$go_version.$hash"
 OUT="$CACHE/$KEY"
 if [ -x "$OUT/kube-apiserver" ] && [ -x "$OUT/etcd" ] && [ -x "$OUT/argodiff" ]; then
+  touch "$OUT"   # in use: see the clean-up below
   echo "$OUT"
   exit 0
 fi
@@ -99,5 +100,7 @@ chmod 755 "$tmp"
 rm -rf "$OUT"
 mv "$tmp" "$OUT" || fail "move the binaries to $OUT"
 trap - EXIT
+# Builds of other keys (older pins, other work trees) go when unused for two weeks.
+find "$CACHE" -mindepth 1 -maxdepth 1 -type d -name 'k8s-*' -mtime +14 -exec rm -rf {} + 2>/dev/null || true
 say "built in $(( $(date +%s) - start ))s: $(du -sh "$OUT" | cut -f1) in $OUT"
 echo "$OUT"

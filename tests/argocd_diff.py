@@ -6,7 +6,8 @@ controller does (util/argo/diff ``NewDiffConfigBuilder`` ... ``StateDiffs``): th
 argocd-cm's ``resource.customizations`` and ``resource.compareoptions`` (read by Argo CD's settings manager), the
 managedFieldsManagers filter, the status rule, and the diff mode. What it answers is what Argo CD would show.
 
-Fixture (registered in tests/conftest.py): ``argocd_diff`` (session) -- an :class:`ArgoDiff`; call
+Fixture (registered in tests/conftest.py): ``argocd_diff`` (session) -- an :class:`ArgoDiff` (one ``argodiff
+--stream`` process for the session); call
 ``argocd_diff.diff([(desired, live), ...], mode=..., ignore_differences=..., argocd_cm=..., kubeconfig=...)``.
 Modes: ``legacy`` (three-way, the default), ``structured-merge`` (an app syncing with ``ServerSideApply=true``) and
 ``server-side`` (``ServerSideDiff=true``: a server-side apply dry-run by ``argocd-controller`` on the API server of
@@ -15,12 +16,14 @@ Modes: ``legacy`` (three-way, the default), ``structured-merge`` (an app syncing
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import pytest
 
@@ -60,25 +63,61 @@ class DiffAnswer:
 
 
 class ArgoDiff:
-    """Runs the ``argodiff`` binary, one process per request."""
+    """Runs ``argodiff --stream``: one process for the session, one request and one answer line at a time (a new
+    process per request would cost about half a second: Argo CD's settings manager syncs its informers first)."""
 
     def __init__(self, binary: Path) -> None:
         self.binary = binary
+        self._proc: subprocess.Popen[str] | None = None
+        self._stderr: IO[str] | None = None
 
-    def request(self, body: Mapping[str, Any], timeout_s: float = 120.0) -> dict[str, Any]:
+    def _process(self) -> subprocess.Popen[str]:
+        if self._proc is None or self._proc.poll() is not None:
+            # Argo CD's logs, read back when the process dies; it lives as long as the process (closed by close()).
+            self._stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115
+            self._proc = subprocess.Popen(
+                [str(self.binary), "--stream"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True, bufsize=1,
+            )  # fmt: skip
+        return self._proc
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0)
+        return self._stderr.read()[-4000:]
+
+    def request(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Sends one raw request (the JSON of tests/tools/argodiff/main.go) and returns the raw answer."""
-        proc = subprocess.run(
-            [str(self.binary)], input=json.dumps(body), capture_output=True, text=True, timeout=timeout_s, check=False
-        )
+        proc = self._process()
+        assert proc.stdin is not None and proc.stdout is not None
         try:
-            answer: dict[str, Any] = json.loads(proc.stdout)
-        except json.JSONDecodeError:
-            raise ArgoDiffError(
-                f"argodiff exited {proc.returncode} without an answer:\n{proc.stderr[-4000:]}"
-            ) from None
-        if proc.returncode != 0 or "error" in answer:
-            raise ArgoDiffError(f"argodiff: {answer.get('error')}\n{proc.stderr[-4000:]}")
+            proc.stdin.write(json.dumps(body) + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+        except BrokenPipeError:
+            line = ""
+        if not line:
+            self.close()
+            raise ArgoDiffError(f"argodiff stopped without an answer:\n{self._stderr_tail()}")
+        answer: dict[str, Any] = json.loads(line)
+        if "error" in answer:
+            raise ArgoDiffError(f"argodiff: {answer['error']}")
         return answer
+
+    def close(self) -> None:
+        if self._proc is not None:
+            if self._proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            if self._proc.stdout is not None:
+                self._proc.stdout.close()
+            self._proc = None
 
     def diff(
         self,
@@ -118,8 +157,12 @@ class ArgoDiff:
 
 
 @pytest.fixture(scope="session")
-def argocd_diff() -> ArgoDiff:
+def argocd_diff() -> Iterator[ArgoDiff]:
     try:
-        return ArgoDiff(build_go_tools() / "argodiff")
+        helper = ArgoDiff(build_go_tools() / "argodiff")
     except GoToolsError as e:
         pytest.fail(f"Argo CD's diff helper could not be built: {e}", pytrace=False)
+    try:
+        yield helper
+    finally:
+        helper.close()

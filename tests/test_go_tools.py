@@ -174,8 +174,14 @@ def test_argocd_server_side_diff_against_the_real_server(
     assert read_deployment(kube_api, "web", desired["metadata"]["namespace"])["spec"]["replicas"] == 5
 
 
-def test_argodiff_refuses_a_bad_request_with_argo_cds_words(argocd_diff: ArgoDiff) -> None:
+def test_argodiff_refuses_a_bad_request_and_answers_the_next(argocd_diff: ArgoDiff) -> None:
+    desired = desired_deployment("x", "y")
     with pytest.raises(ArgoDiffError, match="unknown mode"):
-        argocd_diff.diff([(desired_deployment("x", "y"), None)], mode="fast")  # type: ignore[arg-type]
+        argocd_diff.diff([(desired, None)], mode="fast")  # type: ignore[arg-type]
     with pytest.raises(ArgoDiffError, match="needs kubeconfig"):
-        argocd_diff.diff([(desired_deployment("x", "y"), None)], mode="server-side")
+        argocd_diff.diff([(desired, None)], mode="server-side")
+    with pytest.raises(ArgoDiffError, match='unknown field "ignoreDifference"'):
+        argocd_diff.request({"ignoreDifference": [], "resources": []})
+    # The same helper process answers the next request: a resource missing from the cluster is modified.
+    [missing] = argocd_diff.diff([(desired, None)]).resources
+    assert missing.modified and missing.normalized_live is None and missing.predicted_live is not None

@@ -240,3 +240,8 @@ SLACK_PR_NO_GIT = "Pull requests are not configured (GIT_PROVIDER is unset): cop
 SLACK_PR_MERGED = "{icon} PR {link} was merged and {app} is Synced again."
 SLACK_PR_MERGED_WAITING = "PR {link} was merged; argo-why will say when {app} is Synced."
 SLACK_PR_CLOSED = "PR {link} was closed without merging: the Open PR button is back."
+
+# The drift page's link, in the first message of each thread (bot/slack/render/thread.py): {link} the signed link
+# (labelled SLACK_FULL_DIFF_LINK), {hours} how long it works.
+SLACK_FULL_DIFF = "{link}: Git beside the live objects, every line with its writer (link valid {hours} h)"
+SLACK_FULL_DIFF_LINK = "Full diff"

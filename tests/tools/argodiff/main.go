@@ -6,6 +6,9 @@
 //
 // It reads one JSON request on stdin and writes one JSON answer on stdout (see request and answer below). On a bad
 // request or a failed diff it writes {"error": "..."} on stdout and exits 1; Argo CD's own logs go to stderr.
+// With --stream it answers requests one after another, one line per answer, until stdin ends: an error answers
+// that request only (input that is not JSON ends the stream with exit 1). The settings manager of each distinct
+// argocd-cm is kept for the stream.
 //
 // The diff modes, as Argo CD chooses them:
 //   - legacy: the three-way diff (last-applied-configuration annotation), the default;
@@ -15,12 +18,15 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/go-logr/logr"
 	log "github.com/sirupsen/logrus"
@@ -85,39 +91,89 @@ type resourceAnswer struct {
 func main() {
 	log.SetOutput(os.Stderr)
 	log.SetLevel(log.WarnLevel)
-	out, err := run(os.Stdin)
-	enc := json.NewEncoder(os.Stdout)
-	if err != nil {
-		_ = enc.Encode(map[string]string{"error": err.Error()})
-		fmt.Fprintln(os.Stderr, "argodiff:", err)
-		os.Exit(1)
+	stream := len(os.Args) == 2 && os.Args[1] == "--stream"
+	if len(os.Args) > 1 && !stream {
+		fmt.Fprintln(os.Stderr, "usage: argodiff [--stream] < request.json")
+		os.Exit(2)
 	}
-	if err := enc.Encode(out); err != nil {
-		fmt.Fprintln(os.Stderr, "argodiff: writing the answer:", err)
-		os.Exit(1)
+	dec := json.NewDecoder(bufio.NewReader(os.Stdin))
+	settingsByCM := map[string]*settings.SettingsManager{}
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if stream && errors.Is(err, io.EOF) {
+				return
+			}
+			// Not JSON: in a stream nothing after it can be found reliably, so this ends it too.
+			answerError(fmt.Errorf("reading the request: %w", err))
+			os.Exit(1)
+		}
+		ans, err := decodeAndRun(raw, settingsByCM)
+		if err != nil {
+			answerError(err)
+			if !stream {
+				os.Exit(1)
+			}
+			continue
+		}
+		if err := writeAnswer(ans); err != nil {
+			fmt.Fprintln(os.Stderr, "argodiff: writing the answer:", err)
+			os.Exit(1)
+		}
+		if !stream {
+			return
+		}
 	}
 }
 
-func run(in io.Reader) (*answer, error) {
+func decodeAndRun(raw json.RawMessage, settingsByCM map[string]*settings.SettingsManager) (*answer, error) {
 	var req request
-	dec := json.NewDecoder(in)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	strict := json.NewDecoder(bytes.NewReader(raw))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(&req); err != nil {
 		return nil, fmt.Errorf("reading the request: %w", err)
 	}
-	ctx := context.Background()
+	return run(&req, settingsByCM)
+}
 
-	// The controller reads argocd-cm through its settings manager (informers on the Argo CD namespace); here the
-	// settings manager reads the request's argocd-cm from an in-memory clientset.
+// writeAnswer writes one answer as one line, flushed (the caller of a stream waits for it).
+func writeAnswer(ans any) error {
+	b, err := json.Marshal(ans)
+	if err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(append(b, '\n'))
+	return err
+}
+
+func answerError(err error) {
+	fmt.Fprintln(os.Stderr, "argodiff:", err)
+	_ = writeAnswer(map[string]string{"error": err.Error()})
+}
+
+// settingsFor gives Argo CD's settings manager reading this argocd-cm. The controller reads argocd-cm through its
+// settings manager (informers on the Argo CD namespace); here it reads the request's data from an in-memory
+// clientset. One per distinct argocd-cm, kept for the stream (starting one waits for its informers to sync).
+func settingsFor(data map[string]string, cache map[string]*settings.SettingsManager) *settings.SettingsManager {
+	key, _ := json.Marshal(data) // map keys are sorted: equal data, equal key
+	if mgr, ok := cache[string(key)]; ok {
+		return mgr
+	}
 	const namespace = "argocd"
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: common.ArgoCDConfigMapName, Namespace: namespace,
 			Labels: map[string]string{"app.kubernetes.io/part-of": "argocd"},
 		},
-		Data: req.ArgocdCM,
+		Data: data,
 	}
-	settingsMgr := settings.NewSettingsManager(ctx, fake.NewClientset(cm), namespace)
+	mgr := settings.NewSettingsManager(context.Background(), fake.NewClientset(cm), namespace)
+	cache[string(key)] = mgr
+	return mgr
+}
+
+func run(req *request, settingsByCM map[string]*settings.SettingsManager) (*answer, error) {
+	settingsMgr := settingsFor(req.ArgocdCM, settingsByCM)
 	resourceOverrides, err := settingsMgr.GetResourceOverrides()
 	if err != nil {
 		return nil, fmt.Errorf("argocd-cm resource customizations: %w", err)
@@ -152,6 +208,7 @@ func run(in io.Reader) (*answer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kubeconfig %s: %w", req.Kubeconfig, err)
 		}
+		config.Timeout = time.Minute // a hung API server fails the request instead of hanging the tests
 		kubectl := &kube.KubectlCmd{Log: logr.Discard(), Tracer: tracing.NopTracer{}}
 		openAPISchema, gvkParser, err := kubectl.LoadOpenAPISchema(config)
 		if err != nil {
