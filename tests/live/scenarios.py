@@ -97,8 +97,6 @@ class Scenario:
     expect: tuple[Expect, ...] = ()
     ssd_error: str = ""
     """What Argo CD's server-side diff fails with for this app (its dry-run apply is refused), if it fails."""
-    needs: str = ""
-    """The branch whose analysis fix this scenario's verdict needs (its explain test is a strict xfail until then)."""
 
 
 # -- objects ------------------------------------------------------------------------------------------------------
@@ -352,8 +350,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("hpa-scale-ssa", "ssa", hpa_scale,
              (Expect(DEP, "web", "/spec/replicas", "autoscaler", "kube-controller-manager"),)),
     Scenario("kubectl-scale-with-hpa", "ssa", kubectl_scale_with_hpa,
-             (Expect(DEP, "web", "/spec/replicas", "manual-edit", "kubectl"),),
-             needs="verdicts (issue 22 item 4: the manager that wrote a field decides its writer)"),
+             (Expect(DEP, "web", "/spec/replicas", "manual-edit", "kubectl"),)),
     # A scale to 0 through /scale records no manager at all (Scale's replicas is omitempty): nobody owns it.
     Scenario("keda-scale-to-zero", "ssa", keda_scale, (Expect(DEP, "worker", "/spec/replicas", "autoscaler", None),)),
     Scenario("kubectl-edit-image", "csa", kubectl_edit_image,
