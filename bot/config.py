@@ -208,6 +208,8 @@ class RuntimeSettings(_Group):
     """A thread still drifting this long gets a reminder, and again every as long (0: no reminders)."""
     daily_summary_at: str | None = Field("09:00", validation_alias="DAILY_SUMMARY_AT")
     """``HH:MM`` (UTC) of the daily summary of the apps drifting longest; empty or ``off``: none."""
+    fleet_min_apps: int = Field(3, ge=2, le=10_000, validation_alias="FLEET_MIN_APPS")
+    """A finding (same kind, field and writer) in at least this many apps is fleet-wide."""
 
     @field_validator("daily_summary_at", mode="before")
     @classmethod

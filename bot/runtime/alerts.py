@@ -28,6 +28,7 @@ from bot.errors import ArgoWhyError
 from bot.jobs import ButtonJob, CommandJob, WebhookJob, app_key
 from bot.model import Report
 from bot.runtime.fixflow import FixFlow
+from bot.runtime.fleet import FleetLines
 from bot.runtime.serial import AppLocks
 from bot.runtime.services import Services
 from bot.slack.render import Alert, Buttons, Message, diff_message, error_message, parent_message, thread_messages
@@ -74,6 +75,7 @@ class AnalysisFailed(ArgoWhyError):
 class Alerts:
     def __init__(self, services: Services, fixes: FixFlow, locks: AppLocks, *, backoff_s: float = 0.5) -> None:
         self.s = services
+        self.fleet = FleetLines(services)
         self.fixes = fixes
         self.locks = locks
         self.backoff_s = backoff_s
@@ -134,12 +136,13 @@ class Alerts:
             return
         if ref is None and await self._burst(key):
             await self.s.store.add_to_digest(key, DigestItem.of(alert, report).model_dump(mode="json"))
+            await self.fleet.index(key, report, self.alert_channel(key), "", time.time())
             return
         controls = await self._controls(key, name, ns, alert, report)
         fp = fingerprint(report)
         now = time.time()
         if ref is None:
-            channel = self.s.channel
+            channel = self.alert_channel(key)
             alert = replace(alert, unsettled_syncs=1)
             ch, ts = await self._parent(channel, None, report, alert, controls, key=f"parent:{key}")
             ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1, updated=now,
@@ -165,6 +168,7 @@ class Alerts:
             episode = f"reply:{key}:{ref.ts}:{drift_start(ref):.6f}:{fp}"
             await self._thread(ref.channel, ref.ts, report, alert, controls, key=episode)
             await self.s.store.save_thread(replace(ref, fingerprint=fp), key)
+        await self.fleet.index(key, report, ref.channel, ref.ts, drift_start(ref))
 
     async def _report(self, job: WebhookJob, ref: ThreadRef | None) -> tuple[Report, float]:
         """The report for an alert, and when its analysis began. Alerts for one app come in bursts (every sync
@@ -203,8 +207,14 @@ class Alerts:
         async with self.locks.hold(key):
             await self.turn_green(await self.s.store.get_thread(key), alert, key)
 
+    def alert_channel(self, key: str) -> str:
+        """The channel an app's alerts go to, as the bot routes them (the one channel today): the overview shows an
+        app only there."""
+        return self.s.channel
+
     async def turn_green(self, ref: ThreadRef | None, alert: Alert, key: str) -> None:
         """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread."""
+        await self.s.store.fleet.drop(key)
         if ref is None or ref.status == "synced":
             return
         await self.s.outbox.update(
@@ -292,6 +302,7 @@ class Alerts:
                 if controls is not None:
                     await self._parent(ref.channel, ref.ts, report, alert, controls)
                     await self.s.store.save_thread(replace(ref, report_state=controls.state), key)
+                    await self.fleet.index(key, report, ref.channel, ref.ts, drift_start(ref))
                 else:
                     await self.turn_green(ref, alert, key)
             if controls is not None:

@@ -8,7 +8,8 @@
   to a digest has no thread, and is not alerted again). A drift with no sync in between after its thread turned
   green (someone edited the cluster; the trigger fires once per sync) reuses a key already seen: it is queued
   under a key of its own, once per state of the app's thread;
-* an app Synced again whose thread still shows drift gets a "Synced" alert: its parent turns green.
+* an app Synced again whose thread still shows drift gets a "Synced" alert: its parent turns green;
+* the fleet index (:mod:`bot.store.fleet`) keeps only apps Argo CD lists as OutOfSync: the others are dropped.
 
 Muted apps are left alone (the mute-expiry job looks at them when the mute ends). The queue's dedupe marks make a
 sweep that runs twice, on two replicas or after a crash, queue nothing twice.
@@ -62,11 +63,14 @@ class Sweep:
             apps = await argocd.applications()
         queued = 0
         now = time.time()
+        out_of_sync: set[str] = set()
         for app in apps:
             body = WebhookBody.of_application(app)
             if body is None:
                 continue
             key = body.app_key
+            if body.sync.status == "OutOfSync":
+                out_of_sync.add(key)
             ref = await self.s.store.get_thread(key)
             drifting = ref is not None and ref.status == "drift"
             if body.sync.status == "Synced" and drifting and ref is not None:
@@ -84,9 +88,18 @@ class Sweep:
                 if await self.s.queue.enqueue_once(mark, DEDUPE_TTL_S, job) is not None:
                     queued += 1
                     break
+        await self._prune_fleet(out_of_sync)
         if queued:
             log.info("sweep: alerts Argo CD did not send: %d", queued)
         return queued
+
+    async def _prune_fleet(self, out_of_sync: set[str]) -> None:
+        """Drop from the fleet index every app that is not OutOfSync any more, or that Argo CD no longer lists."""
+        gone = await self.s.store.fleet.app_keys() - out_of_sync
+        for key in sorted(gone):
+            await self.s.store.fleet.drop(key)
+        if gone:
+            log.info("sweep: %d apps Synced or gone left the fleet index", len(gone))
 
 
 class DeadLetters:

@@ -240,3 +240,9 @@ SLACK_PR_NO_GIT = "Pull requests are not configured (GIT_PROVIDER is unset): cop
 SLACK_PR_MERGED = "{icon} PR {link} was merged and {app} is Synced again."
 SLACK_PR_MERGED_WAITING = "PR {link} was merged; argo-why will say when {app} is Synced."
 SLACK_PR_CLOSED = "PR {link} was closed without merging: the Open PR button is back."
+
+
+# --- the fleet (bot/slack/render/fleet.py) ---
+SLACK_ICON_FLEET = ":globe_with_meridians:"
+SLACK_FLEET_LINE = "The same in {others}: {names}. ({field} of {kind}, written by {writer})"
+SLACK_OTHER_APPS = ("{count} other app", "{count} other apps")

@@ -1,0 +1,59 @@
+"""The fleet index kept current by the alerts, and the one line each thread of a fleet-wide drift gets.
+
+After every analysis of an OutOfSync app, :meth:`FleetLines.index` replaces its entry in the fleet index
+(:mod:`bot.store.fleet`) and, for each of its findings whose signature is now in at least ``FLEET_MIN_APPS`` apps,
+posts in every thread of the group that has not said it yet "the same in N other apps: …" (through the outbox,
+under a key per thread and signature: once, whichever replica or retry gets there). Apps without a thread (listed
+in a digest) are counted, never posted to.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from bot.analysis.fleet import FleetFinding, FleetGroup, group_findings, records_of
+from bot.model import Report
+from bot.runtime.services import Services
+from bot.slack.render.fleet import fleet_line_message
+from bot.store.fleet import FleetEntry
+
+log = logging.getLogger("argo_why.fleet")
+
+
+class FleetLines:
+    def __init__(self, services: Services) -> None:
+        self.s = services
+
+    async def index(self, key: str, report: Report, channel: str, thread_ts: str, since: float) -> None:
+        """Replace the app's entry (no findings: drop it), then say the fleet-wide ones in the threads."""
+        records = tuple(records_of(report))
+        entry = FleetEntry(findings=records, at=time.time(), since=since, channel=channel, thread_ts=thread_ts)
+        await self.s.store.fleet.put(key, entry)
+        if records:
+            await self.say_fleet_wide(key, records)
+
+    async def say_fleet_wide(self, key: str, records: tuple[FleetFinding, ...]) -> None:
+        minimum = self.s.settings.runtime.fleet_min_apps
+        done: set[str] = set()
+        for rec in records:
+            if rec.sig_id in done:
+                continue
+            done.add(rec.sig_id)
+            members = await self.s.store.fleet.apps_with(rec.sig_id)
+            if len(members) < minimum:
+                continue
+            entries = await self.s.store.fleet.get(sorted(members), time.time())
+            group = self.group_of(rec, entries)
+            if group is None or not group.fleet_wide:
+                continue
+            for app in group.apps:
+                e = entries[app]
+                if e.thread_ts:
+                    await self.s.outbox.post(e.channel, fleet_line_message(group, app), thread_ts=e.thread_ts,
+                                             key=f"fleet-line:{app}:{e.thread_ts}:{rec.sig_id}")  # fmt: skip
+
+    def group_of(self, rec: FleetFinding, entries: dict[str, FleetEntry]) -> FleetGroup | None:
+        by_app = {a: [f for f in e.findings if f.signature == rec.signature] for a, e in entries.items()}
+        groups = group_findings(by_app, self.s.settings.runtime.fleet_min_apps)
+        return next((g for g in groups if g.signature == rec.signature), None)
