@@ -232,3 +232,15 @@ WRITE_LOOP = (
     "overwrite each other ({attempts}, {syncs} of this revision in the last hour). "
     "Fix the ownership before anything else."
 )
+
+# --- the system-level rule of a fleet-wide drift (bot/analysis/systemrule.py) ---
+AND_MORE = " and {count} more"
+SYSTEM_RULE_WHOLE_SECTION = "no system-level rule: {path} is a whole section, and hiding it in every app is too broad"
+SYSTEM_RULE_HIDES_GIT = (
+    "no system-level rule: it would also hide {count} Git-managed fields in other objects, whose Git changes would "
+    "stop syncing: {fields}"
+)
+SYSTEM_RULE_UNCHECKED = (
+    "no system-level rule: {count} of the {total} apps could not be checked (more than 1 in 10), so what it would "
+    "hide is not known: {apps}"
+)
