@@ -82,7 +82,9 @@ def test_never_offered_when_more_than_one_app_in_ten_could_not_be_read() -> None
 
 def test_owned_leaves_tell_a_list_item_from_a_scalar() -> None:
     live = {"spec": {"replicas": 3, "containers": [{"name": "istio-proxy", "image": "x"}]}}
-    fields = {"f:spec": {"f:replicas": {}, "f:containers": {'k:{"name":"istio-proxy"}': {".": {}, "f:image": {}}}}}
+    fields: dict[str, Any] = {
+        "f:spec": {"f:replicas": {}, "f:containers": {'k:{"name":"istio-proxy"}': {".": {}, "f:image": {}}}}
+    }
     assert sorted(owned_leaves(fields, live), key=str) == [
         (("spec", "containers", 0), False), (("spec", "containers", 0, "image"), True), (("spec", "replicas"), True),
     ]  # fmt: skip
