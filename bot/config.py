@@ -152,6 +152,14 @@ class GitSettings(_Group):
     approvals_required: Literal[1, 2] = Field(1, validation_alias="APPROVALS_REQUIRED")
     pr_poll_s: float = Field(60.0, ge=1, le=3600, validation_alias="PR_POLL_SECONDS")
     """How often the pull requests argo-why opened are looked at (merged, closed)."""
+    argocd_cm_definition: str | None = Field(None, validation_alias="ARGOCD_CM_DEFINITION")
+    """Browser URL of the file holding argocd-cm (a ConfigMap manifest or argo-helm values), for system-level
+    rules; unset: found through the Application that manages the Argo CD namespace."""
+
+    @field_validator("argocd_cm_definition")
+    @classmethod
+    def _check_cm_url(cls, v: str | None) -> str | None:
+        return _url(v)
 
     @field_validator("api_url")
     @classmethod

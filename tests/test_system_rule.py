@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.analysis.fleet import FleetGroup
-from bot.analysis.systemrule import AppObjects, cm_key, owned_leaves, system_rule, whole_section
+from bot.analysis.fleet import AppObjects, FleetGroup
+from bot.analysis.systemrule import cm_key, owned_leaves, system_rule, whole_section
 from tests.fleet_kit import HPA_MANAGER, edited_objects, hpa_objects
 
 SHARED = ("team-a", "team-b", "team-c")

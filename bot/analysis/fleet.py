@@ -137,3 +137,44 @@ def group_findings(by_app: Mapping[str, Iterable[FleetFinding]], min_apps: int) 
                               fleet_wide=len(members) >= min_apps))  # fmt: skip
     out.sort(key=lambda g: (not g.fleet_wide, -len(g.apps), g.signature))
     return out
+
+
+@dataclass(frozen=True)
+class AppObjects:
+    """What the bot could read of one app: (desired, live) of each of its resources (``None``: that side is absent).
+    ``pairs`` is ``None`` when the app could not be read at all."""
+
+    pairs: Sequence[tuple[dict[str, Any] | None, dict[str, Any] | None]] | None
+
+
+@dataclass(frozen=True)
+class BlastRadius:
+    covered: tuple[str, ...]
+    """The apps of the group (the drift the rule is for)."""
+    apps: tuple[str, ...]
+    """Apps where the rule hides something beyond the drift."""
+    objects: tuple[str, ...]
+    """``app: Kind ns/name`` of each object where it hides something beyond the drift."""
+    fields: tuple[str, ...]
+    """``app: Kind ns/name /pointer`` of each field it hides beyond the drift."""
+    git_managed: tuple[str, ...]
+    """The fields among ``fields`` that Git manages."""
+    checked: int
+    unchecked: tuple[str, ...]
+    """The apps that could not be read (left out of the check)."""
+
+
+@dataclass(frozen=True)
+class SystemRule:
+    group: FleetGroup
+    key: str
+    """The ``argocd-cm`` key, ``resource.customizations.ignoreDifferences.apps_Deployment``."""
+    value: dict[str, list[str]]
+    """The rule under that key: ``managedFieldsManagers``, ``jsonPointers`` or ``jqPathExpressions``."""
+    radius: BlastRadius
+    refusal: str | None
+    """Why it is not offered (``None``: offered)."""
+
+    @property
+    def offered(self) -> bool:
+        return self.refusal is None

@@ -20,10 +20,9 @@ Pure: objects in, a :class:`SystemRule` out; the refusal says why in words of :m
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from bot.analysis.fleet import FleetGroup
+from bot.analysis.fleet import AppObjects, BlastRadius, FleetGroup, SystemRule
 from bot.analysis.managedfields import ARGOCD_MANAGERS, child_for_item, entries_of
 from bot.analysis.pointer import MISSING, Path, join, resolve, split
 from bot.analysis.rules import jq_paths, rule_paths
@@ -35,47 +34,6 @@ FIRST_NAMES = 5
 CM_PREFIX = "resource.customizations.ignoreDifferences."
 
 Obj = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class AppObjects:
-    """What the bot could read of one app: (desired, live) of each of its resources (``None``: that side is absent).
-    ``pairs`` is ``None`` when the app could not be read at all."""
-
-    pairs: Sequence[tuple[Obj | None, Obj | None]] | None
-
-
-@dataclass(frozen=True)
-class BlastRadius:
-    covered: tuple[str, ...]
-    """The apps of the group (the drift the rule is for)."""
-    apps: tuple[str, ...]
-    """Apps where the rule hides something beyond the drift."""
-    objects: tuple[str, ...]
-    """``app: Kind ns/name`` of each object where it hides something beyond the drift."""
-    fields: tuple[str, ...]
-    """``app: Kind ns/name /pointer`` of each field it hides beyond the drift."""
-    git_managed: tuple[str, ...]
-    """The fields among ``fields`` that Git manages."""
-    checked: int
-    unchecked: tuple[str, ...]
-    """The apps that could not be read (left out of the check)."""
-
-
-@dataclass(frozen=True)
-class SystemRule:
-    group: FleetGroup
-    key: str
-    """The ``argocd-cm`` key, ``resource.customizations.ignoreDifferences.apps_Deployment``."""
-    value: dict[str, list[str]]
-    """The rule under that key: ``managedFieldsManagers``, ``jsonPointers`` or ``jqPathExpressions``."""
-    radius: BlastRadius
-    refusal: str | None
-    """Why it is not offered (``None``: offered)."""
-
-    @property
-    def offered(self) -> bool:
-        return self.refusal is None
 
 
 def cm_key(group: str, kind: str) -> str:

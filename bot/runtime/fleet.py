@@ -3,8 +3,9 @@
 After every analysis of an OutOfSync app, :meth:`FleetLines.index` replaces its entry in the fleet index
 (:mod:`bot.store.fleet`) and, for each of its findings whose signature is now in at least ``FLEET_MIN_APPS`` apps,
 posts in every thread of the group that has not said it yet "the same in N other apps: …" (through the outbox,
-under a key per thread and signature: once, whichever replica or retry gets there). Apps without a thread (listed
-in a digest) are counted, never posted to.
+under a key per thread and signature: once, whichever replica or retry gets there), with the system-level rule
+(:mod:`bot.runtime.systemfix`: checked against every app Argo CD lists, then its Open PR button or why it is not
+offered). Apps without a thread (listed in a digest) are counted, never posted to.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import time
 
 from bot.analysis.fleet import FleetFinding, FleetGroup, group_findings, records_of
 from bot.model import Report
+from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
+from bot.runtime.systemfix import SystemFix
 from bot.slack.render.fleet import fleet_line_message
 from bot.store.fleet import FleetEntry
 
@@ -22,8 +25,9 @@ log = logging.getLogger("argo_why.fleet")
 
 
 class FleetLines:
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, fixes: FixFlow) -> None:
         self.s = services
+        self.system = SystemFix(services, fixes, fixes.owner)
 
     async def index(self, key: str, report: Report, channel: str, thread_ts: str, since: float) -> None:
         """Replace the app's entry (no findings: drop it), then say the fleet-wide ones in the threads."""
@@ -47,11 +51,21 @@ class FleetLines:
             group = self.group_of(rec, entries)
             if group is None or not group.fleet_wide:
                 continue
+            todo = []
             for app in group.apps:
                 e = entries[app]
-                if e.thread_ts:
-                    await self.s.outbox.post(e.channel, fleet_line_message(group, app), thread_ts=e.thread_ts,
-                                             key=f"fleet-line:{app}:{e.thread_ts}:{rec.sig_id}")  # fmt: skip
+                key_ = f"fleet-line:{app}:{e.thread_ts}:{rec.sig_id}"
+                said = await self.s.store.outbox_get(key_)
+                if e.thread_ts and not (said and said.get("ts")):
+                    todo.append((app, e, key_))
+            if not todo:
+                continue
+            # the system-level rule is checked once per new line to say (a new app in the group, a new episode)
+            threads = {a: [entries[a].channel, entries[a].thread_ts] for a in group.apps}
+            rule, state = await self.system.prepare(group, threads)
+            for app, e, key_ in todo:
+                await self.s.outbox.post(e.channel, fleet_line_message(group, app, rule, state), thread_ts=e.thread_ts,
+                                         key=key_)  # fmt: skip
 
     def group_of(self, rec: FleetFinding, entries: dict[str, FleetEntry]) -> FleetGroup | None:
         by_app = {a: [f for f in e.findings if f.signature == rec.signature] for a, e in entries.items()}

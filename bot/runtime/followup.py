@@ -7,6 +7,8 @@ For every PR the store remembers (``<p>prs``, written when the PR was opened), o
   PR is forgotten;
 * merged, the app not Synced yet: the thread says "merged, waiting for the sync" once, and the job looks again at
   its next run;
+* a system-level rule (argocd-cm) merged: each covered app's thread is told (:mod:`bot.runtime.systemfix`), the PR
+  is forgotten (the apps turn green through their own alerts once Argo CD compares them again);
 * closed without merging: the thread says so, the Open PR button comes back where the PR's link replaced it, and
   the PR is forgotten (the approvals start again from zero).
 
@@ -28,6 +30,7 @@ from bot.errors import ArgoWhyError
 from bot.model import Alert
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
+from bot.runtime.systemfix import SystemFix
 from bot.slack.render.fixes import PRLink, fix_notice
 from bot.sources.git import GitHost, GitHostError, RepoRef
 from bot.state import ReportState
@@ -86,6 +89,11 @@ class PRFollowUp:
             await self._say(fix_id, record, wording.SLACK_PR_CLOSED)
             await self.s.store.forget_pr(fix_id)
             await self._audit(fix_id, record, "closed")
+            return 1
+        if record.get("kind") == "system":  # argocd-cm: each covered app's thread is told; their alerts follow
+            await SystemFix(self.s, self.fixes, self.fixes.owner).merged(fix_id, record)
+            await self.s.store.forget_pr(fix_id)
+            await self._audit(fix_id, record, "merged")
             return 1
         app, ns = str(record["app"]), record.get("app_namespace")
         async with self.s.argocd() as argocd:

@@ -28,6 +28,7 @@ from bot.runtime.serial import AppBusy, AppLocks
 from bot.runtime.services import Services
 from bot.slack.poster import SlackUnavailable
 from bot.slack.render import Message, analysis_failed_message
+from bot.state import SystemFixState
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("argo_why.worker")
@@ -151,6 +152,8 @@ class Worker:
                 await self.alerts.command(job)
             case ButtonJob():
                 await self.alerts.button(job)
+            case FixJob() if job.state.startswith(f"{SystemFixState.KIND}:"):
+                await self.alerts.fleet.system.click(job)
             case FixJob():
                 await self.fixes.click(job)
             case NoteJob():

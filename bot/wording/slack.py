@@ -246,3 +246,29 @@ SLACK_PR_CLOSED = "PR {link} was closed without merging: the Open PR button is b
 SLACK_ICON_FLEET = ":globe_with_meridians:"
 SLACK_FLEET_LINE = "The same in {others}: {names}. ({field} of {kind}, written by {writer})"
 SLACK_OTHER_APPS = ("{count} other app", "{count} other apps")
+SLACK_FLEET_RULE = "A system-level rule covers all {count} apps: {rule} under {key} of argocd-cm. {radius}"
+SLACK_FLEET_RADIUS_NONE = "It hides nothing else in the {checked} apps checked."
+SLACK_FLEET_RADIUS = "Beyond this drift it also hides {fields} in {objects} of {apps}: {names}."
+SLACK_FLEET_UNCHECKED = ("{count} app could not be checked.", "{count} apps could not be checked.")
+SLACK_FLEET_NO_RULE = "No system-level rule is offered: {reason}"
+SLACK_BUTTON_SYSTEM_RULE = "Open PR: system-level rule"
+SLACK_SYSTEM_CONFIRM_TITLE = "Open a PR to argocd-cm?"
+SLACK_SYSTEM_CONFIRM_TEXT = (
+    "argo-why will propose {rule} under {key} of argocd-cm, for {count} apps. Two different approvers are needed."
+)
+SLACK_SYSTEM_APPROVED_PARTLY = (
+    "Approved {count} of 2 by {approvers}: the system-level rule {rule} for {what}. A second, different approver "
+    "opens the PR."
+)
+SLACK_SYSTEM_MERGED = "The system-level rule for this drift was merged: {link} ({key} of argocd-cm)."
+SLACK_SYSTEM_NO_FILE = "No PR for the system-level rule: {reason} Paste this into argocd-cm by hand:"
+SLACK_FIELDS_COUNT = ("{count} field", "{count} fields")
+SLACK_OBJECTS_COUNT = ("{count} object", "{count} objects")
+SLACK_ARGOCD_CM = "argocd-cm"
+SLACK_CM_NOT_IN_FILE = "{path} in {repo} (ARGOCD_CM_DEFINITION) holds neither the argocd-cm ConfigMap nor Helm values."
+SLACK_CM_NO_BRANCH = "no branch of the repository matches ARGOCD_CM_DEFINITION ({url})."
+SLACK_CM_NO_APP = "no Application manages the Argo CD namespace ({namespace}), and ARGOCD_CM_DEFINITION is not set."
+SLACK_CM_NOT_FOUND = (
+    "the Application {app} manages the Argo CD namespace, but no file of its source holds the argocd-cm ConfigMap or "
+    "argo-helm values; set ARGOCD_CM_DEFINITION to the file's URL."
+)
