@@ -167,15 +167,24 @@ class WebhookJob(_Job):
 
 
 class CommandJob(_Job):
-    """``/argo why|diff <app>``: analyse on demand and answer in the channel."""
+    """``/argo why|diff <app>``: analyse on demand and answer in the channel; ``/argo drift [page]``: the overview
+    (``app`` empty), to the user alone."""
 
     type: Literal["command"] = "command"
-    command: Literal["why", "diff"]
+    command: Literal["why", "diff", "drift"]
     app: str
     app_namespace: str | None = None
     channel: str
     user: str
     response_url: str | None = None
+    page: int = 1
+
+
+class HomeJob(_Job):
+    """Someone opened the bot's App Home tab: publish the drift overview for them."""
+
+    type: Literal["home"] = "home"
+    user: str
 
 
 class ButtonJob(_Job):
@@ -211,7 +220,7 @@ class FixJob(_Job):
     """The clicked message's blocks as the payload carried them (used only when the store has no copy)."""
 
 
-Job = Annotated[WebhookJob | CommandJob | ButtonJob | NoteJob | FixJob, Field(discriminator="type")]
+Job = Annotated[WebhookJob | CommandJob | ButtonJob | NoteJob | FixJob | HomeJob, Field(discriminator="type")]
 _JOB: TypeAdapter[Job] = TypeAdapter(Job)
 
 

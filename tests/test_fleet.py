@@ -18,11 +18,12 @@ from bot.analysis.fleet import FleetFinding, group_findings, records_of
 from bot.config import RuntimeSettings, Settings
 from bot.demo.runner import webhook_body
 from bot.model import Finding, Fix, Report, ResourceRef, Writer
+from bot.runtime.reminders import Reminders
 from bot.store import MemoryStore, RedisStore
 from bot.store.fleet import FLEET_STALE_S, FleetEntry
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
-from tests.fakes.slack import FakeSlack
+from tests.fakes.slack import FakeSlack, event_body, slash_command_body
 from tests.fleet_kit import HPA_MANAGER, edited_objects, hpa_objects, serve
 from tests.service_kit import CHANNEL, running, service_settings
 
@@ -137,3 +138,40 @@ async def test_a_fleet_wide_drift_is_said_in_its_threads_only(
         assert line.startswith("The same in 2 other apps: ") and all(f"argocd/{o}" in line for o in others), line
         assert "/spec/replicas" in line and HPA_MANAGER in line
     assert not [t for t in by_app["team-d"] if "The same in" in t]
+
+
+async def test_the_drift_overview_app_home_and_daily_summary_show_the_fleet_to_its_channel_only(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD
+) -> None:
+    shared = ["team-a", "team-b", "team-c"]
+    apps = [serve(argocd, name, *hpa_objects(name)) for name in shared]
+    apps.append(serve(argocd, "team-d", *edited_objects("team-d")))
+    async with running(settings) as bot:
+        for app in apps:
+            await bot.webhook(webhook_body(app))
+            await bot.settle()
+        await bot.services.store.set_mute("argocd/team-b", time.time() + 3600, "U0ALICE")
+        for channel in (CHANNEL, "C0ELSEWHERE"):
+            body = slash_command_body("/argo", "drift", user_id="U0ALICE", channel_id=channel)
+            assert (await bot.slack_post(body)).status_code == 200
+        bad = await bot.slack_post(slash_command_body("/argo", "drift x", channel_id=CHANNEL))
+        assert bad.status_code == 200 and "page number" in bad.text
+        await bot.settle()
+        opened = {"type": "app_home_opened", "user": "U0BOB", "channel": "D0BOB", "tab": "home"}
+        assert (await bot.slack_post(event_body(opened, "Ev0HOME1"))).status_code == 200
+        await bot.settle()
+        assert await Reminders(bot.services).summary() == 4
+    here, elsewhere = (next(e for e in slack.ephemerals if e["channel"] == c and "Drift overview" in e["text"])
+                       for c in (CHANNEL, "C0ELSEWHERE"))  # fmt: skip
+    assert here["text"] == "Drift overview: 4 apps OutOfSync, 2 causes"
+    sections = [b["text"]["text"] for b in here["blocks"] if b["type"] == "section"]
+    assert "Fleet-wide" in sections[0] and HPA_MANAGER in sections[0] and "/spec/replicas" in sections[0]
+    assert all(f"argocd/{n}" in sections[0] for n in shared) and "argocd/team-d" not in sections[0]
+    assert "argocd/team-b`: drifting for" in sections[0] and "(muted)" in sections[0].split("team-b")[1].split("\n")[0]
+    assert "argocd/team-d" in sections[1] and "Fleet-wide" not in sections[1]
+    assert elsewhere["text"] == "Drift overview: 0 apps OutOfSync, 0 causes"  # not routed there: nothing shown
+    home = slack.homes["U0BOB"]
+    assert home["type"] == "home" and "Fleet-wide" in str(home["blocks"]) and "argocd/team-d" in str(home["blocks"])
+    [summary] = [m for m in slack.messages(CHANNEL) if m["text"].startswith("The 4 apps drifting longest")]
+    fleet_line = "Fleet-wide: /spec/replicas of apps/Deployment written by kube-controller-manager in 3 apps"
+    assert fleet_line in summary["text"] and summary["text"].count("Fleet-wide") == 1  # team-d's drift is its own

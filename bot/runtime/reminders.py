@@ -19,6 +19,7 @@ import logging
 import time
 from datetime import UTC, datetime
 
+from bot.analysis.fleet import group_findings
 from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.model import Alert
 from bot.runtime.services import Services
@@ -111,5 +112,8 @@ class Reminders:
             return 0
         day = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
         channel = self.s.channel
-        await self.s.outbox.post(channel, summary_message(rows), key=f"summary:{day}")
+        # one line per fleet-wide finding among the apps whose alerts go to this channel
+        entries = {k: e for k, e in (await self.s.store.fleet.entries(now)).items() if e.channel == channel}
+        fleet = group_findings({k: e.findings for k, e in entries.items()}, self.s.settings.runtime.fleet_min_apps)
+        await self.s.outbox.post(channel, summary_message(rows, fleet), key=f"summary:{day}")
         return len(rows)

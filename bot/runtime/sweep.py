@@ -9,7 +9,8 @@
   green (someone edited the cluster; the trigger fires once per sync) reuses a key already seen: it is queued
   under a key of its own, once per state of the app's thread;
 * an app Synced again whose thread still shows drift gets a "Synced" alert: its parent turns green;
-* the fleet index (:mod:`bot.store.fleet`) keeps only apps Argo CD lists as OutOfSync: the others are dropped.
+* the fleet index (:mod:`bot.store.fleet`) keeps only apps Argo CD lists as OutOfSync: the others are dropped;
+  then the App Home tab is published again for everyone who opened it.
 
 Muted apps are left alone (the mute-expiry job looks at them when the mute ends). The queue's dedupe marks make a
 sweep that runs twice, on two replicas or after a crash, queue nothing twice.
@@ -26,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
+from bot.runtime.overview import DriftOverview
 from bot.runtime.services import Services
 from bot.sources.argocd import ArgoCDError
 from bot.store import drift_start
@@ -89,6 +91,7 @@ class Sweep:
                     queued += 1
                     break
         await self._prune_fleet(out_of_sync)
+        await DriftOverview(self.s).refresh_homes()
         if queued:
             log.info("sweep: alerts Argo CD did not send: %d", queued)
         return queued

@@ -20,10 +20,11 @@ import contextlib
 import logging
 import time
 
-from bot.jobs import ButtonJob, CommandJob, FixJob, Job, JobRejected, NoteJob, WebhookJob, parse_job
+from bot.jobs import ButtonJob, CommandJob, FixJob, HomeJob, Job, JobRejected, NoteJob, WebhookJob, parse_job
 from bot.queue import Entry
 from bot.runtime.alerts import Alerts, AnalysisFailed
 from bot.runtime.fixflow import FixFlow
+from bot.runtime.overview import DriftOverview
 from bot.runtime.serial import AppBusy, AppLocks
 from bot.runtime.services import Services
 from bot.slack.poster import SlackUnavailable
@@ -44,6 +45,7 @@ class Worker:
         self.locks = AppLocks(services.store, consumer, lease_s=lock_lease_s)
         self.fixes = FixFlow(services, services.directory, services.git, consumer)
         self.alerts = Alerts(services, self.fixes, self.locks, backoff_s=backoff_s)
+        self.overview = DriftOverview(services)
 
     # --- the loop -------------------------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:
@@ -141,6 +143,8 @@ class Worker:
             return (ref.channel, ref.ts) if ref else (self.s.settings.slack.channel, None)
         if isinstance(job, CommandJob):
             return job.channel, None
+        if isinstance(job, HomeJob):
+            return None, None
         return job.channel, job.thread_ts
 
     # --- jobs -----------------------------------------------------------------------------------
@@ -148,8 +152,12 @@ class Worker:
         match job:
             case WebhookJob():
                 await self.alerts.webhook(job)
+            case CommandJob() if job.command == "drift":
+                await self.overview.command(job)
             case CommandJob():
                 await self.alerts.command(job)
+            case HomeJob():
+                await self.overview.home(job)
             case ButtonJob():
                 await self.alerts.button(job)
             case FixJob() if job.state.startswith(f"{SystemFixState.KIND}:"):

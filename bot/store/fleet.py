@@ -19,6 +19,8 @@ key                                value                                        
                                    as 6-string lists, ``s``: their signature ids)                write
 ``<p>fleet:sig:<sig_id>``          set of the app keys having a finding of that signature       7 days after the last
                                    (group, kind, path, writer), for the thread's fleet line     add; emptied by drops
+``<p>fleet:home``                  set of the Slack users who opened the App Home tab (the      30 days after the last
+                                   sweep publishes the overview for them again)                 add
 =================================  ===========================================================  ====================
 
 The script builds the ``fleet:sig:`` key names from the prefix (a single Redis, as the bot uses; not Redis Cluster).
@@ -41,6 +43,7 @@ Guard = Callable[[str], AbstractContextManager[None]]
 
 FLEET_TTL_S = 7 * 24 * 3600
 FLEET_STALE_S = 7 * 24 * 3600
+HOME_TTL_S = 30 * 24 * 3600
 
 # KEYS[1] the hash; ARGV: app, new entry JSON ('' = drop), sig key prefix, ttl, new sig ids...
 _PUT = """
@@ -141,6 +144,10 @@ class FleetIndex(Protocol):
         """Every app key in the index, stale ones included (the sweep drops what Argo CD no longer lists)."""
         ...
 
+    async def add_home_user(self, user: str) -> None: ...
+
+    async def home_users(self) -> set[str]: ...
+
 
 class RedisFleetIndex:
     def __init__(self, client: redis.asyncio.Redis, prefix: str, guard: Guard) -> None:
@@ -149,6 +156,7 @@ class RedisFleetIndex:
         self._sig = f"{prefix}fleet:sig:"
         self._guard = guard
         self._put = client.register_script(_PUT)
+        self._home = f"{prefix}fleet:home"
 
     async def put(self, app_key: str, entry: FleetEntry) -> None:
         if not entry.findings:
@@ -182,6 +190,17 @@ class RedisFleetIndex:
         with self._guard("fleet_app_keys"):
             return {_text(k) for k in await self._r.hkeys(self._hash)}
 
+    async def add_home_user(self, user: str) -> None:
+        with self._guard("fleet_home"):
+            async with self._r.pipeline(transaction=True) as pipe:
+                pipe.sadd(self._home, user)
+                pipe.expire(self._home, HOME_TTL_S)
+                await pipe.execute()
+
+    async def home_users(self) -> set[str]:
+        with self._guard("fleet_home_users"):
+            return {_text(m) for m in await self._r.smembers(self._home)}
+
 
 class MemoryFleetIndex:
     """The same in this process (the in-memory store: one replica)."""
@@ -189,6 +208,7 @@ class MemoryFleetIndex:
     def __init__(self) -> None:
         self._entries: dict[str, str] = {}
         self._sigs: dict[str, set[str]] = {}
+        self._home: set[str] = set()
 
     async def put(self, app_key: str, entry: FleetEntry) -> None:
         await self.drop(app_key)
@@ -218,3 +238,9 @@ class MemoryFleetIndex:
 
     async def app_keys(self) -> set[str]:
         return set(self._entries)
+
+    async def add_home_user(self, user: str) -> None:
+        self._home.add(user)
+
+    async def home_users(self) -> set[str]:
+        return set(self._home)

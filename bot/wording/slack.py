@@ -14,6 +14,8 @@ BAD_DURATION = "Give a duration from 1m to 30d, such as `30m`, `2h` or `1d12h`: 
 MUTED = "<@{user}> muted alerts for `{app}` for {duration}."
 STORE_DOWN = "argo-why cannot reach its state store right now; nothing was queued. Try again in a minute."
 WORKING = "Looking into `{app}`…"
+WORKING_OVERVIEW = "Gathering the drift overview…"
+BAD_PAGE = "Give a page number: `/argo drift 2`."
 STATE_EXPIRED = "This message is too old for its buttons; run `/argo why <app>` for a fresh analysis."
 NOTE_RECHECKED = "Re-checked by <@{user}>: {summary}"
 SYNCED_NOW = "`{app}` is Synced: nothing left to explain."
@@ -174,6 +176,7 @@ SLACK_HELP_COMMANDS: tuple[tuple[str, str], ...] = (
     ("/argo why <app>", "why the app is OutOfSync: which controller rewrites which field, and the fix"),
     ("/argo diff <app>", "Git against live, for the fields that differ"),
     ("/argo mute <app> <duration>", "no alerts for the app for a while, for example 24h or 30m"),
+    ("/argo drift [page]", "every OutOfSync app of this channel, grouped by cause and writer, fleet-wide first"),
     ("/argo help", "this message"),
 )
 SLACK_HELP_FOOTER = (
@@ -272,3 +275,17 @@ SLACK_CM_NOT_FOUND = (
     "the Application {app} manages the Argo CD namespace, but no file of its source holds the argocd-cm ConfigMap or "
     "argo-helm values; set ARGOCD_CM_DEFINITION to the file's URL."
 )
+
+# --- the drift overview: /argo drift, App Home (bot/slack/render/overview.py) ---
+SLACK_OVERVIEW_TITLE = "Drift overview: {apps} OutOfSync, {groups}"
+SLACK_OVERVIEW_GROUPS = ("{count} cause", "{count} causes")
+SLACK_OVERVIEW_EMPTY = "No app argo-why knows of is OutOfSync here."
+SLACK_OVERVIEW_FLEET = "Fleet-wide"
+SLACK_OVERVIEW_GROUP = "{cause} by {writer}: {apps}"
+SLACK_OVERVIEW_FIELDS = "top fields: {fields}"
+SLACK_OVERVIEW_APP = "{app}: drifting for {duration}{flags}"
+SLACK_OVERVIEW_MUTED = "muted"
+SLACK_OVERVIEW_PR = "PR open"
+SLACK_OVERVIEW_PAGE = "Page {page} of {pages}. Next: /argo drift {next}"
+SLACK_OVERVIEW_LAST_PAGE = "Page {page} of {pages}."
+SLACK_SUMMARY_FLEET_LINE = "Fleet-wide: {field} of {kind} written by {writer} in {apps}"
