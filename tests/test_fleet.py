@@ -19,6 +19,8 @@ from bot.config import RuntimeSettings, Settings
 from bot.demo.runner import webhook_body
 from bot.model import Finding, Fix, Report, ResourceRef, Writer
 from bot.runtime.reminders import Reminders
+from bot.runtime.sweep import Sweep
+from bot.runtime.weekly import WeeklyReport, iso_week
 from bot.store import MemoryStore, RedisStore
 from bot.store.fleet import FLEET_STALE_S, FleetEntry
 from tests.fakes.argocd import FakeArgoCD
@@ -175,3 +177,51 @@ async def test_the_drift_overview_app_home_and_daily_summary_show_the_fleet_to_i
     [summary] = [m for m in slack.messages(CHANNEL) if m["text"].startswith("The 4 apps drifting longest")]
     fleet_line = "Fleet-wide: /spec/replicas of apps/Deployment written by kube-controller-manager in 3 apps"
     assert fleet_line in summary["text"] and summary["text"].count("Fleet-wide") == 1  # team-d's drift is its own
+
+
+async def test_the_weekly_report_posts_its_chart_with_slacks_files_api(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD
+) -> None:
+    apps = [serve(argocd, name, *hpa_objects(name)) for name in ("team-a", "team-b")]
+    apps.append(serve(argocd, "team-d", *edited_objects("team-d")))
+    async with running(settings) as bot:
+        for app in apps:
+            await bot.webhook(webhook_body(app))
+            await bot.settle()
+        weekly = WeeklyReport(bot.services)
+        now = time.time()
+        await weekly.record_hours(now - 60, cap_s=7200)  # the first sweep counts its cap: 2 hours each
+        await weekly.record_hours(now, cap_s=7200)  # the next one a minute
+        await weekly.record_merged({"title": "argo-why: system-level rule", "url": "https://github.com/a/b/pull/7"}, 2)
+        assert await weekly.run() == 3
+        assert await weekly.run() == 3  # run twice (a retry, another replica): posted once
+        hours = await bot.services.store.fleet.hours(iso_week(now))
+    week = iso_week(now)
+    [report] = [m for m in slack.messages(CHANNEL) if m["text"] == f"Weekly drift report, {week}"]
+    text = str(report["blocks"])
+    assert "Drifting longest" in text and "argocd/team-d" in text
+    assert "<https://github.com/a/b/pull/7|argo-why: system-level rule>: ended the drift of 2 apps" in text
+    [chart] = [u for u in slack.uploads if u.filename.endswith(".png")]
+    assert chart.content.startswith(b"\x89PNG\r\n\x1a\n") and chart.thread_ts == report["ts"]
+    assert [c.method for c in slack.calls if c.method.startswith("files.")] == [
+        "files.getUploadURLExternal", "files.completeUploadExternal"]  # fmt: skip
+    assert hours["autoscaler"] == pytest.approx(2 * (7200 + 60), rel=0.01)
+    assert hours["manual-edit"] == pytest.approx(7200 + 60, rel=0.01)
+
+
+async def test_the_sweep_drops_apps_synced_or_gone_from_the_index(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD
+) -> None:
+    apps = [serve(argocd, name, *hpa_objects(name)) for name in ("team-a", "team-b", "team-c")]
+    async with running(settings) as bot:
+        for app in apps:
+            await bot.webhook(webhook_body(app))
+            await bot.settle()
+        assert await bot.services.store.fleet.app_keys() == {"argocd/team-a", "argocd/team-b", "argocd/team-c"}
+        synced = {**apps[0], "status": {**apps[0]["status"], "sync": {**apps[0]["status"]["sync"], "status": "Synced"}}}
+        argocd.add_app(synced, [], [[]])
+        with argocd._lock:  # team-c is deleted from Argo CD
+            del argocd._apps[("argocd", "team-c")]
+        await Sweep(bot.services).run()
+        assert await bot.services.store.fleet.app_keys() == {"argocd/team-b"}
+        assert await bot.services.store.fleet.apps_with(rec().sig_id) == {"argocd/team-b"}

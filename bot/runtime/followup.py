@@ -31,6 +31,7 @@ from bot.model import Alert
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
 from bot.runtime.systemfix import SystemFix
+from bot.runtime.weekly import WeeklyReport
 from bot.slack.render.fixes import PRLink, fix_notice
 from bot.sources.git import GitHost, GitHostError, RepoRef
 from bot.state import ReportState
@@ -92,6 +93,7 @@ class PRFollowUp:
             return 1
         if record.get("kind") == "system":  # argocd-cm: each covered app's thread is told; their alerts follow
             await SystemFix(self.s, self.fixes, self.fixes.owner).merged(fix_id, record)
+            await WeeklyReport(self.s).record_merged(record, len(record.get("threads") or {}))
             await self.s.store.forget_pr(fix_id)
             await self._audit(fix_id, record, "merged")
             return 1
@@ -109,6 +111,7 @@ class PRFollowUp:
         ref = await self.s.store.get_thread(key)
         state = await ReportState.load(self.s.store, ref.report_state) if ref is not None and ref.report_state else None
         await self.turn_green(key, state.alert if state is not None else Alert(app=app, app_namespace=ns))
+        await WeeklyReport(self.s).record_merged(record, 1)
         await self.s.store.forget_pr(fix_id)
         await self._audit(fix_id, record, "merged and synced")
         return 1

@@ -10,7 +10,8 @@
   under a key of its own, once per state of the app's thread;
 * an app Synced again whose thread still shows drift gets a "Synced" alert: its parent turns green;
 * the fleet index (:mod:`bot.store.fleet`) keeps only apps Argo CD lists as OutOfSync: the others are dropped;
-  then the App Home tab is published again for everyone who opened it.
+  the time since the last sweep is counted for each of them by cause (the weekly report's chart), and the App
+  Home tab is published again for everyone who opened it.
 
 Muted apps are left alone (the mute-expiry job looks at them when the mute ends). The queue's dedupe marks make a
 sweep that runs twice, on two replicas or after a crash, queue nothing twice.
@@ -29,6 +30,7 @@ from typing import Any
 from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.runtime.overview import DriftOverview
 from bot.runtime.services import Services
+from bot.runtime.weekly import WeeklyReport
 from bot.sources.argocd import ArgoCDError
 from bot.store import drift_start
 
@@ -91,6 +93,7 @@ class Sweep:
                     queued += 1
                     break
         await self._prune_fleet(out_of_sync)
+        await WeeklyReport(self.s).record_hours(time.time(), cap_s=max(2 * self.s.settings.runtime.sweep_s, 60.0))
         await DriftOverview(self.s).refresh_homes()
         if queued:
             log.info("sweep: alerts Argo CD did not send: %d", queued)

@@ -21,6 +21,10 @@ key                                value                                        
                                    (group, kind, path, writer), for the thread's fleet line     add; emptied by drops
 ``<p>fleet:home``                  set of the Slack users who opened the App Home tab (the      30 days after the last
                                    sweep publishes the overview for them again)                 add
+``<p>fleet:hours:<week>``          hash cause -> seconds OutOfSync that ISO week (``2026-W49``),  10 weeks after the
+                                   added by each sweep; ``__last``: when the sweep last added   last add
+``<p>fleet:ended:<week>``          list of JSON ``{"title", "url", "apps"}``: the rules merged  10 weeks after the
+                                   that week and how many apps' drift they ended                last add
 =================================  ===========================================================  ====================
 
 The script builds the ``fleet:sig:`` key names from the prefix (a single Redis, as the bot uses; not Redis Cluster).
@@ -29,7 +33,7 @@ The script builds the ``fleet:sig:`` key names from the prefix (a single Redis, 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -44,6 +48,7 @@ Guard = Callable[[str], AbstractContextManager[None]]
 FLEET_TTL_S = 7 * 24 * 3600
 FLEET_STALE_S = 7 * 24 * 3600
 HOME_TTL_S = 30 * 24 * 3600
+HISTORY_TTL_S = 10 * 7 * 24 * 3600
 
 # KEYS[1] the hash; ARGV: app, new entry JSON ('' = drop), sig key prefix, ttl, new sig ids...
 _PUT = """
@@ -148,6 +153,19 @@ class FleetIndex(Protocol):
 
     async def home_users(self) -> set[str]: ...
 
+    async def add_hours(self, week: str, seconds: Mapping[str, float], now: float, cap_s: float) -> None:
+        """Add OutOfSync time by cause for ``week``, scaled to the time since the last add (at most ``cap_s``):
+        each cause's value is per second elapsed (the number of apps of that cause)."""
+        ...
+
+    async def hours(self, week: str) -> dict[str, float]:
+        """Seconds OutOfSync by cause in ``week``."""
+        ...
+
+    async def add_ended(self, week: str, record: dict[str, Any]) -> None: ...
+
+    async def ended(self, week: str) -> list[dict[str, Any]]: ...
+
 
 class RedisFleetIndex:
     def __init__(self, client: redis.asyncio.Redis, prefix: str, guard: Guard) -> None:
@@ -157,6 +175,8 @@ class RedisFleetIndex:
         self._guard = guard
         self._put = client.register_script(_PUT)
         self._home = f"{prefix}fleet:home"
+        self._hours = f"{prefix}fleet:hours:"
+        self._ended = f"{prefix}fleet:ended:"
 
     async def put(self, app_key: str, entry: FleetEntry) -> None:
         if not entry.findings:
@@ -201,6 +221,36 @@ class RedisFleetIndex:
         with self._guard("fleet_home_users"):
             return {_text(m) for m in await self._r.smembers(self._home)}
 
+    async def add_hours(self, week: str, seconds: Mapping[str, float], now: float, cap_s: float) -> None:
+        key = f"{self._hours}{week}"
+        with self._guard("fleet_hours"):
+            last = await self._r.hget(key, "__last")
+            elapsed = min(cap_s, max(0.0, now - float(last))) if last is not None else cap_s
+            async with self._r.pipeline(transaction=True) as pipe:
+                for cause, per_s in seconds.items():
+                    pipe.hincrbyfloat(key, cause, per_s * elapsed)
+                pipe.hset(key, "__last", now)
+                pipe.expire(key, HISTORY_TTL_S)
+                await pipe.execute()
+
+    async def hours(self, week: str) -> dict[str, float]:
+        with self._guard("fleet_hours_read"):
+            raw = await self._r.hgetall(f"{self._hours}{week}")
+        return {_text(k): float(v) for k, v in raw.items() if _text(k) != "__last"}
+
+    async def add_ended(self, week: str, record: dict[str, Any]) -> None:
+        key = f"{self._ended}{week}"
+        with self._guard("fleet_ended"):
+            async with self._r.pipeline(transaction=True) as pipe:
+                pipe.rpush(key, json.dumps(record))
+                pipe.expire(key, HISTORY_TTL_S)
+                await pipe.execute()
+
+    async def ended(self, week: str) -> list[dict[str, Any]]:
+        with self._guard("fleet_ended_read"):
+            raw = await self._r.lrange(f"{self._ended}{week}", 0, -1)
+        return [r for r in (_json_object(x) for x in raw) if r is not None]
+
 
 class MemoryFleetIndex:
     """The same in this process (the in-memory store: one replica)."""
@@ -209,6 +259,8 @@ class MemoryFleetIndex:
         self._entries: dict[str, str] = {}
         self._sigs: dict[str, set[str]] = {}
         self._home: set[str] = set()
+        self._hours: dict[str, dict[str, float]] = {}
+        self._ended: dict[str, list[dict[str, Any]]] = {}
 
     async def put(self, app_key: str, entry: FleetEntry) -> None:
         await self.drop(app_key)
@@ -244,3 +296,20 @@ class MemoryFleetIndex:
 
     async def home_users(self) -> set[str]:
         return set(self._home)
+
+    async def add_hours(self, week: str, seconds: Mapping[str, float], now: float, cap_s: float) -> None:
+        have = self._hours.setdefault(week, {})
+        last = have.get("__last")
+        elapsed = min(cap_s, max(0.0, now - last)) if last is not None else cap_s
+        for cause, per_s in seconds.items():
+            have[cause] = have.get(cause, 0.0) + per_s * elapsed
+        have["__last"] = now
+
+    async def hours(self, week: str) -> dict[str, float]:
+        return {k: v for k, v in self._hours.get(week, {}).items() if k != "__last"}
+
+    async def add_ended(self, week: str, record: dict[str, Any]) -> None:
+        self._ended.setdefault(week, []).append(json.loads(json.dumps(record)))
+
+    async def ended(self, week: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._ended.get(week, [])]

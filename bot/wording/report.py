@@ -244,3 +244,8 @@ SYSTEM_RULE_UNCHECKED = (
     "no system-level rule: {count} of the {total} apps could not be checked (more than 1 in 10), so what it would "
     "hide is not known: {apps}"
 )
+
+# --- the weekly report's chart (bot/report/chart.py) ---
+CHART_TITLE = "OutOfSync hours by cause, per week"
+CHART_Y = "app-hours OutOfSync"
+CHART_EMPTY = "No OutOfSync time recorded in these weeks"
