@@ -94,7 +94,8 @@ def thread_of(slack: FakeSlack, app: str) -> tuple[dict[str, Any], list[dict[str
 def system_button(message: dict[str, Any], action_id: str) -> tuple[str, str]:
     for block in message.get("blocks") or []:
         for element in block.get("elements") or []:
-            if element.get("action_id") == action_id:
+            system = action_id != "open_pr" or block.get("block_id") == "argo-why-fix-system"
+            if element.get("action_id") == action_id and system:
                 return str(element["value"]), str(block["block_id"])
     raise LookupError(f"no {action_id} in {message.get('text')!r}")
 
@@ -143,8 +144,15 @@ async def test_two_approvers_open_one_pr_to_argocd_cm_and_the_merge_is_told_in_e
         assert "hides nothing else in the" in text  # its blast radius: nothing beyond the drift
         value, block_id = system_button(line, "open_pr")
         assert value.startswith("sysfix:") and block_id == "argo-why-fix-system"
+        for name in [*SHARED, "team-d"]:  # each parent of the group offers it beside the app rule; team-d's not
+            parent, _ = thread_of(slack, name)
+            ids = [b.get("block_id") for b in parent["blocks"] if b["type"] == "actions"]
+            beside = {"argo-why-fix-all", "argo-why-fix-system"}  # the app rule's Open PR and the system rule's
+            assert (beside <= set(ids)) if name != "team-d" else "argo-why-fix-system" not in ids, (name, ids)
+        parent_a, _ = thread_of(slack, "team-a")
+        clicked = line if form == "configmap" else parent_a  # from the thread's line, or from the parent
 
-        await click(bot, slack, line, "open_pr", ALICE)  # APPROVALS_REQUIRED=1, yet two are needed
+        await click(bot, slack, clicked, "open_pr", ALICE)  # APPROVALS_REQUIRED=1, yet two are needed
         assert github.pulls(PLATFORM) == []
         _, replies = thread_of(slack, "team-a")
         [approval] = [m for m in replies if "Approved 1 of 2" in m["text"]]

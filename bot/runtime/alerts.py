@@ -33,6 +33,7 @@ from bot.runtime.serial import AppLocks
 from bot.runtime.services import Services
 from bot.slack.render import Alert, Buttons, Message, diff_message, error_message, parent_message, thread_messages
 from bot.slack.render.fixes import FixButtons
+from bot.slack.render.fleet import with_system_offer
 from bot.sources.argocd import ArgoCDError
 from bot.state import DigestItem, ReportState
 from bot.store import ThreadRef, drift_start
@@ -237,6 +238,8 @@ class Alerts:
                       key: str | None = None) -> tuple[str, str]:  # fmt: skip
         """Post the parent (``ts`` None) or update it; a parent with Open PR buttons is remembered."""
         message = parent_message(report, alert, controls.buttons, controls.parent_fixes)
+        if controls.parent_fixes is not None:  # the system-level rule of a fleet-wide finding, beside the app rule
+            message = with_system_offer(message, await self.fleet.offer_for(report))
         if ts is None:
             channel, ts = await self.s.outbox.post(channel, message, key=key)
         else:

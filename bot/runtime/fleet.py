@@ -5,21 +5,25 @@ After every analysis of an OutOfSync app, :meth:`FleetLines.index` replaces its 
 posts in every thread of the group that has not said it yet "the same in N other apps: …" (through the outbox,
 under a key per thread and signature: once, whichever replica or retry gets there), with the system-level rule
 (:mod:`bot.runtime.systemfix`: checked against every app Argo CD lists, then its Open PR button or why it is not
-offered). Apps without a thread (listed in a digest) are counted, never posted to.
+offered); an offered rule's Open PR is also put on every parent of the group, beside the app rule's, and
+:meth:`FleetLines.offer_for` gives it to the alerts that render a parent again. Apps without a thread (listed in a
+digest) are counted, never posted to.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from dataclasses import asdict
 
 from bot.analysis.fleet import FleetFinding, FleetGroup, group_findings, records_of
 from bot.model import Report
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
 from bot.runtime.systemfix import SystemFix
-from bot.slack.render.fleet import fleet_line_message
-from bot.store.fleet import FleetEntry
+from bot.slack.render import Message
+from bot.slack.render.fleet import SystemOffer, fleet_line_message, rule_text, with_system_offer
+from bot.store.fleet import OFFER_TTL_S, FleetEntry
 
 log = logging.getLogger("argo_why.fleet")
 
@@ -66,6 +70,33 @@ class FleetLines:
             for app, e, key_ in todo:
                 await self.s.outbox.post(e.channel, fleet_line_message(group, app, rule, state), thread_ts=e.thread_ts,
                                          key=key_)  # fmt: skip
+            if rule is not None and state is not None:
+                offer = SystemOffer(state, rule_text(rule), rule.key, len(group.apps))
+                await self.s.store.fleet.put_offer(rec.sig_id, asdict(offer))
+                for app in group.apps:  # every parent of the group offers it beside the app rule
+                    await self._offer_on_parent(entries[app], offer)
+
+    async def _offer_on_parent(self, e: FleetEntry, offer: SystemOffer) -> None:
+        if not e.thread_ts:
+            return
+        kept = await self.s.store.recall_message(e.channel, e.thread_ts)
+        if kept is None:  # a parent without Open PR buttons (no Git provider): nothing to put it beside
+            return
+        message = with_system_offer(Message(text=str(kept.get("text") or ""), blocks=list(kept.get("blocks") or [])),
+                                    offer)  # fmt: skip
+        await self.s.outbox.update(e.channel, e.thread_ts, message)
+        await self.s.store.remember_message(e.channel, e.thread_ts, message.to_dict(), OFFER_TTL_S)
+
+    async def offer_for(self, report: Report) -> SystemOffer | None:
+        """The system-level rule offered for one of the report's findings, if any (for its parent)."""
+        for sig in sorted({r.sig_id for r in records_of(report)}):
+            raw = await self.s.store.fleet.get_offer(sig)
+            if raw is not None:
+                try:
+                    return SystemOffer(str(raw["state"]), str(raw["rule"]), str(raw["key"]), int(raw["apps"]))
+                except (KeyError, TypeError, ValueError):
+                    continue
+        return None
 
     def group_of(self, rec: FleetFinding, entries: dict[str, FleetEntry]) -> FleetGroup | None:
         by_app = {a: [f for f in e.findings if f.signature == rec.signature] for a, e in entries.items()}

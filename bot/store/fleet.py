@@ -21,6 +21,8 @@ key                                value                                        
                                    (group, kind, path, writer), for the thread's fleet line     add; emptied by drops
 ``<p>fleet:home``                  set of the Slack users who opened the App Home tab (the      30 days after the last
                                    sweep publishes the overview for them again)                 add
+``<p>fleet:offer:<sig_id>``        JSON ``{"state", "rule", "key", "apps"}``: the system-level   14 days (the button's
+                                   rule offered for a signature, so a parent shows its button   state's lifetime)
 ``<p>fleet:hours:<week>``          hash cause -> seconds OutOfSync that ISO week (``2026-W49``),  10 weeks after the
                                    added by each sweep; ``__last``: when the sweep last added   last add
 ``<p>fleet:ended:<week>``          list of JSON ``{"title", "url", "apps"}``: the rules merged  10 weeks after the
@@ -49,6 +51,7 @@ FLEET_TTL_S = 7 * 24 * 3600
 FLEET_STALE_S = 7 * 24 * 3600
 HOME_TTL_S = 30 * 24 * 3600
 HISTORY_TTL_S = 10 * 7 * 24 * 3600
+OFFER_TTL_S = 14 * 24 * 3600
 
 # KEYS[1] the hash; ARGV: app, new entry JSON ('' = drop), sig key prefix, ttl, new sig ids...
 _PUT = """
@@ -164,6 +167,10 @@ class FleetIndex(Protocol):
 
     async def add_ended(self, week: str, record: dict[str, Any]) -> None: ...
 
+    async def put_offer(self, sig_id: str, offer: dict[str, Any]) -> None: ...
+
+    async def get_offer(self, sig_id: str) -> dict[str, Any] | None: ...
+
     async def ended(self, week: str) -> list[dict[str, Any]]: ...
 
 
@@ -177,6 +184,7 @@ class RedisFleetIndex:
         self._home = f"{prefix}fleet:home"
         self._hours = f"{prefix}fleet:hours:"
         self._ended = f"{prefix}fleet:ended:"
+        self._offer = f"{prefix}fleet:offer:"
 
     async def put(self, app_key: str, entry: FleetEntry) -> None:
         if not entry.findings:
@@ -246,6 +254,14 @@ class RedisFleetIndex:
                 pipe.expire(key, HISTORY_TTL_S)
                 await pipe.execute()
 
+    async def put_offer(self, sig_id: str, offer: dict[str, Any]) -> None:
+        with self._guard("fleet_offer"):
+            await self._r.set(f"{self._offer}{sig_id}", json.dumps(offer), ex=OFFER_TTL_S)
+
+    async def get_offer(self, sig_id: str) -> dict[str, Any] | None:
+        with self._guard("fleet_offer_read"):
+            return _json_object(await self._r.get(f"{self._offer}{sig_id}"))
+
     async def ended(self, week: str) -> list[dict[str, Any]]:
         with self._guard("fleet_ended_read"):
             raw = await self._r.lrange(f"{self._ended}{week}", 0, -1)
@@ -261,6 +277,7 @@ class MemoryFleetIndex:
         self._home: set[str] = set()
         self._hours: dict[str, dict[str, float]] = {}
         self._ended: dict[str, list[dict[str, Any]]] = {}
+        self._offers: dict[str, str] = {}
 
     async def put(self, app_key: str, entry: FleetEntry) -> None:
         await self.drop(app_key)
@@ -313,3 +330,9 @@ class MemoryFleetIndex:
 
     async def ended(self, week: str) -> list[dict[str, Any]]:
         return [dict(r) for r in self._ended.get(week, [])]
+
+    async def put_offer(self, sig_id: str, offer: dict[str, Any]) -> None:
+        self._offers[sig_id] = json.dumps(offer)
+
+    async def get_offer(self, sig_id: str) -> dict[str, Any] | None:
+        return _json_object(self._offers.get(sig_id))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.analysis.fleet import FleetGroup, SystemRule
 from bot.jobs import ActionId
@@ -56,20 +57,37 @@ def system_rule_blocks(rule: SystemRule | None, state: str | None) -> list[JSONB
                 key=code(rule.key, 200), radius=_radius(rule))  # fmt: skip
     blocks: list[JSONBlock] = [section(text, "…")]
     if state is not None:
-        dialog_text = wording.SLACK_SYSTEM_CONFIRM_TEXT.format(rule=rule_text(rule), key=rule.key,
-                                                                count=len(rule.group.apps))  # fmt: skip
-        dialog = {"title": {"type": "plain_text", "text": wording.SLACK_SYSTEM_CONFIRM_TITLE},
-                  "text": {"type": "mrkdwn", "text": escape(clip(dialog_text, 300))},
-                  "confirm": {"type": "plain_text", "text": wording.SLACK_PR_CONFIRM_YES},
-                  "deny": {"type": "plain_text", "text": wording.SLACK_PR_CONFIRM_NO}}  # fmt: skip
-        blocks.append(
-            {
-                "type": "actions",
-                "block_id": fix_block_id(SLOT_SYSTEM),
-                "elements": [button(wording.SLACK_BUTTON_SYSTEM_RULE, ActionId.OPEN_PR, state, dialog)],
-            }
-        )
+        blocks.append(system_button_block(SystemOffer(state, rule_text(rule), rule.key, len(rule.group.apps))))
     return blocks
+
+
+@dataclass(frozen=True)
+class SystemOffer:
+    """What an Open PR button of a system-level rule needs (kept with the fleet, so a parent shows it again)."""
+
+    state: str
+    rule: str
+    key: str
+    apps: int
+
+
+def system_button_block(offer: SystemOffer) -> JSONBlock:
+    """The system-level rule's Open PR button (``open_pr``, the state id as value) with its confirm dialog."""
+    dialog_text = wording.SLACK_SYSTEM_CONFIRM_TEXT.format(rule=offer.rule, key=offer.key, count=offer.apps)
+    dialog = {"title": {"type": "plain_text", "text": wording.SLACK_SYSTEM_CONFIRM_TITLE},
+              "text": {"type": "mrkdwn", "text": escape(clip(dialog_text, 300))},
+              "confirm": {"type": "plain_text", "text": wording.SLACK_PR_CONFIRM_YES},
+              "deny": {"type": "plain_text", "text": wording.SLACK_PR_CONFIRM_NO}}  # fmt: skip
+    return {"type": "actions", "block_id": fix_block_id(SLOT_SYSTEM),
+            "elements": [button(wording.SLACK_BUTTON_SYSTEM_RULE, ActionId.OPEN_PR, offer.state, dialog)]}  # fmt: skip
+
+
+def with_system_offer(m: Message, offer: SystemOffer | None) -> Message:
+    """The parent with the system-level rule's Open PR beside the app rule's (replacing an earlier one)."""
+    if offer is None:
+        return m
+    blocks = [b for b in m.blocks if b.get("block_id") != fix_block_id(SLOT_SYSTEM)]
+    return Message(text=m.text, blocks=[*blocks, system_button_block(offer)])
 
 
 def fleet_line_message(group: FleetGroup, app: str, rule: SystemRule | None = None,
