@@ -95,15 +95,29 @@ class FleetEntry:
                            "ch": self.channel, "ts": self.thread_ts}, separators=(",", ":"))  # fmt: skip
 
     @classmethod
-    def from_json(cls, raw: str | bytes | None) -> FleetEntry | None:
+    def from_json(cls, raw: str | bytes | None, interned: dict[tuple[str, ...], FleetFinding] | None = None
+                  ) -> FleetEntry | None:  # fmt: skip
+        """The entry, or ``None`` when unreadable; ``interned`` shares equal findings between entries (most of a
+        fleet's findings are the same few signatures on objects of the same names)."""
         data = _json_object(raw)
         if data is None or not isinstance(data.get("f"), list):
             return None
-        found = [FleetFinding.from_list(r) for r in data["f"] if isinstance(r, list)]
+        cache = interned if interned is not None else {}
+        found: list[FleetFinding] = []
+        for r in data["f"]:
+            if not isinstance(r, list):
+                continue
+            key = tuple(r)
+            rec = cache.get(key)
+            if rec is None:
+                rec = FleetFinding.from_list(r)
+                if rec is None:
+                    continue
+                cache[key] = rec
+            found.append(rec)
         try:
-            return cls(findings=tuple(f for f in found if f is not None), at=float(data.get("at") or 0),
-                       since=float(data.get("since") or 0), channel=str(data.get("ch") or ""),
-                       thread_ts=str(data.get("ts") or ""))  # fmt: skip
+            return cls(findings=tuple(found), at=float(data.get("at") or 0), since=float(data.get("since") or 0),
+                       channel=str(data.get("ch") or ""), thread_ts=str(data.get("ts") or ""))  # fmt: skip
         except (TypeError, ValueError):
             return None
 
@@ -122,8 +136,9 @@ def _json_object(raw: str | bytes | None) -> dict[str, Any] | None:
 
 def _fresh(raw: Iterable[tuple[str | bytes, str | bytes | None]], now: float) -> dict[str, FleetEntry]:
     out = {}
+    interned: dict[tuple[str, ...], FleetFinding] = {}
     for k, v in raw:
-        entry = FleetEntry.from_json(v)
+        entry = FleetEntry.from_json(v, interned)
         if entry is not None and now - entry.at < FLEET_STALE_S:
             out[_text(k)] = entry
     return out
