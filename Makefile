@@ -19,7 +19,7 @@ demo: $(STAMP)
 	$(BIN)/argo-why demo
 
 test: $(STAMP)
-	@scripts/ensure-tools.sh jq redis-server $(GO_TOOLS)
+	@scripts/ensure-tools.sh jq redis-server chromium $(GO_TOOLS)
 	$(BIN)/ruff check bot handlers tests bench
 	$(BIN)/ruff format --check bot handlers tests bench
 	$(BIN)/mypy

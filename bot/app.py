@@ -5,7 +5,8 @@ Routes: ``POST /webhooks/argocd`` (Argo CD notifications), ``POST /slack/events`
 shape checked by :mod:`handlers.slack_http`, then Bolt), ``GET /healthz``, ``GET /readyz``
 (the store answers: webhooks can be accepted durably; Slack's auth state is in the
 body, not a condition, see :mod:`bot.health`), ``GET /metrics`` (on ``METRICS_PORT``
-alone when it is set, so that the public port never serves it). The lifespan starts
+alone when it is set, so that the public port never serves it), and ``GET /view/<token>`` (the drift page of a
+signed, unexpired "Full diff" link, :mod:`bot.view`) only when view links are enabled. The lifespan starts
 the workers and the scheduler (one leader among replicas, through a store lock) and,
 when ``SLACK_APP_TOKEN`` is set, the Socket Mode connection. :func:`serve` runs the
 app on ``PORT`` and, when set, ``METRICS_PORT`` (one server, one lifespan).
@@ -37,6 +38,7 @@ from bot.slack.directory import Directory
 from bot.slack.outbox import Outbox
 from bot.slack.poster import SlackPoster, make_client
 from bot.store import MemoryStore, RedisStore, Store, StoreUnavailable
+from bot.view import view_page
 from handlers.slack import register
 from handlers.slack_http import slack_events as guarded_slack_events
 from handlers.webhook import argocd_webhook
@@ -89,6 +91,9 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
     async def slack_events(request: Request) -> Response:
         return await guarded_slack_events(request, services, slack_handler)
 
+    async def view(request: Request) -> Response:
+        return await view_page(request, services.store, services.settings.view)
+
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
@@ -133,6 +138,7 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             *([metrics_route] if metrics_port is None else []),
+            *([Route("/view/{token}", view, methods=["GET"])] if services.settings.view.enabled else []),
         ],
         lifespan=lifespan,
     )

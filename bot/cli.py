@@ -23,6 +23,8 @@ from bot.errors import ArgoWhyError, BadInput
 from bot.model import Report
 
 EXIT_CLEAN, EXIT_DRIFT, EXIT_BAD_INPUT, EXIT_UPSTREAM = 0, 1, 2, 3
+FORMATS = ("text", "json", "slack", "html")
+"""``--format`` of ``explain`` and ``why``: ``html`` is the drift page, one self-contained file."""
 
 
 def read_objects(paths: Sequence[str], *, require_name: bool = True, require_kind: bool = True) -> list[dict[str, Any]]:
@@ -56,6 +58,10 @@ def render(report: Report, fmt: str) -> str:
             "thread": [m.to_dict() for m in thread_messages(report, alert)],
         }
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "html":  # the drift page: one self-contained file (bot/report/html.py)
+        from bot.report.html import render_html
+
+        return render_html(report)
     from bot.report.text import render as render_text
 
     return render_text(report)
@@ -137,7 +143,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         from bot.demo.runner import run
 
         logging.basicConfig(level=logging.ERROR)
-        return asyncio.run(run(EXAMPLES))
+        try:
+            return asyncio.run(run(EXAMPLES, hold=args.hold))
+        except KeyboardInterrupt:  # --hold ends with Ctrl-C
+            return EXIT_CLEAN
     from bot.analysis import explain
 
     scenarios = sorted(p for p in EXAMPLES.iterdir() if (p / "case.json").exists()) if EXAMPLES.is_dir() else []
@@ -240,13 +249,13 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--context", nargs="+", metavar="FILE", help="other cluster objects (HPAs, webhooks, apps, ...)")
     ex.add_argument("--desired-again", nargs="+", metavar="FILE", help="a second render of the same revision")
     ex.add_argument("--app", help="the Application the manifests belong to")
-    ex.add_argument("--format", choices=("text", "json", "slack"), default="text")
+    ex.add_argument("--format", choices=FORMATS, default="text")
     ex.set_defaults(func=cmd_explain)
 
     wy = add("why", "explain an Application's drift, read-only, from Argo CD and the cluster")
     wy.add_argument("app", metavar="APP")
     wy.add_argument("--app-namespace", help="the Application's namespace (apps in any namespace)")
-    wy.add_argument("--format", choices=("text", "json", "slack"), default="text")
+    wy.add_argument("--format", choices=FORMATS, default="text")
     wy.add_argument("--no-cluster", action="store_true", help="do not read HPAs, webhooks, namespaces")
     wy.set_defaults(func=cmd_why)
 
@@ -260,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     de = add("demo", "run the whole bot, offline, on the bundled examples (fake Slack and Argo CD)")
     de.add_argument("--reports", action="store_true", help="only print the text report of each example")
+    de.add_argument("--hold", action="store_true", help="keep the bot serving its Full diff links until Ctrl-C")
     de.set_defaults(func=cmd_demo)
     return parser
 

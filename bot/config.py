@@ -248,6 +248,53 @@ class RuntimeSettings(_Group):
         return self
 
 
+class ViewSettings(_Group):
+    """The drift page the bot serves at ``/view/<token>`` (signed, expiring links): off without ``VIEW_LINK_KEY``."""
+
+    link_key: SecretStr | None = Field(None, validation_alias="VIEW_LINK_KEY")
+    """The HMAC key that signs the links (at least 32 characters); unset: no page, no "Full diff" link."""
+    link_ttl_s: int = Field(86400, ge=60, le=30 * 86400, validation_alias="VIEW_LINK_TTL")
+    """How long a link works: seconds, or a number with ``s``, ``m``, ``h`` or ``d`` (default 24 h, at most 30 d)."""
+    base_url: str | None = Field(None, validation_alias="VIEW_BASE_URL")
+    """The bot as people's browsers reach it (the Ingress of ``/view/``), the base of every link."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, v: str | None) -> str | None:
+        return _url(v)
+
+    @field_validator("link_key")
+    @classmethod
+    def _key(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is None or not v.get_secret_value():
+            return None
+        if len(v.get_secret_value()) < 32:
+            raise ValueError("must be at least 32 characters (for example: openssl rand -hex 32)")
+        return v
+
+    @field_validator("link_ttl_s", mode="before")
+    @classmethod
+    def _ttl(cls, v: object) -> object:
+        if isinstance(v, str):
+            text = v.strip().lower()
+            unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}.get(text[-1:], 0)
+            number = text[:-1] if unit else text
+            if not number.isdigit():
+                raise ValueError("must be a duration such as 86400, 24h, 90m or 7d")
+            return int(number) * (unit or 1)
+        return v
+
+    @model_validator(mode="after")
+    def _base_url_with_key(self) -> ViewSettings:
+        if self.link_key is not None and self.base_url is None:
+            raise ValueError("VIEW_LINK_KEY is set but VIEW_BASE_URL is not: the links need the bot's public URL")
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return self.link_key is not None and self.base_url is not None
+
+
 class Settings(BaseModel):
     """Everything the bot is configured with, by group; built once at start-up and passed explicitly."""
 
@@ -258,6 +305,7 @@ class Settings(BaseModel):
     redis: RedisSettings = Field(default_factory=RedisSettings)
     git: GitSettings = Field(default_factory=GitSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+    view: ViewSettings = Field(default_factory=ViewSettings)
 
     def check_serve(self) -> None:
         """What ``argo-why serve`` cannot start without; :class:`ConfigError` naming the first one missing."""
@@ -280,7 +328,9 @@ def load_settings() -> Settings:
         return Settings()
     except ValidationError as e:
         err = e.errors()[0]
-        loc = err.get("loc") or ("?",)
-        raise ConfigError(f"{loc[-1]}: {err.get('msg', 'invalid value')}") from None
+        loc = err.get("loc") or ()
+        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+        # a check across variables (a model validator) has no location: its message names them
+        raise ConfigError(f"{loc[-1]}: {msg}" if loc else msg) from None
     except SettingsError as e:
         raise ConfigError(str(e)) from None

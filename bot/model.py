@@ -152,6 +152,26 @@ class Finding:
 
 
 @dataclass
+class ComparedObject:
+    """One compared object pair, for the drift page: Git's rendered object and the live one (managedFields kept).
+
+    Secret values are already masked in both (``masking.masked_object``). Not part of the JSON contract: the page
+    (``bot.report.html``) draws it, and the bot keeps it for the page's link (``bot.state.ViewState``).
+    """
+
+    resource: ResourceRef
+    desired: dict[str, Any]
+    live: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"resource": self.resource.to_dict(), "desired": self.desired, "live": self.live}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ComparedObject:
+        return cls(_resource_from_dict(data["resource"]), dict(data["desired"]), dict(data["live"]))
+
+
+@dataclass
 class Report:
     app: str | None
     findings: list[Finding] = field(default_factory=list)
@@ -164,6 +184,8 @@ class Report:
     """Said first: a write loop in progress (selfHeal against another controller), and the like."""
     application: dict[str, Any] | None = None
     """Facts about the Argo CD Application (``argo-why why`` only)."""
+    objects: list[ComparedObject] = field(default_factory=list)
+    """The object pairs that differ, for the page (not in ``to_dict()``: the JSON report stays as it was)."""
 
     @property
     def drifted(self) -> bool:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bot.model import Alert, Finding, Report, report_from_dict
+from bot.model import Alert, ComparedObject, Finding, Report, report_from_dict
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -98,6 +98,31 @@ class FixState(StateModel):
 
     def parsed_findings(self) -> list[Finding]:
         return report_from_dict({"app": self.app, "findings": self.findings}).findings
+
+
+class ViewState(StateModel):
+    """What a "Full diff" link shows (:mod:`bot.viewlinks`, :mod:`bot.view`): the report with its object pairs.
+
+    Saved only when view links are enabled, for ``VIEW_LINK_TTL`` (the link's own lifetime), under
+    ``state:view:<id>``; the objects are the Report's, Secret values already masked.
+    """
+
+    KIND: ClassVar[str] = "view"
+    alert: Alert
+    report: dict[str, Any]
+    objects: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, alert: Alert, report: Report) -> ViewState:
+        """Only the object pairs that have findings: the page shows no other."""
+        drifted = {f.resource for f in report.findings}
+        objects = [o.to_dict() for o in report.objects if o.resource in drifted]
+        return cls(alert=alert, report=report.to_dict(), objects=objects)
+
+    def parsed_report(self) -> Report:
+        report = report_from_dict(self.report)
+        report.objects = [ComparedObject.from_dict(o) for o in self.objects]
+        return report
 
 
 class DigestState(StateModel):

@@ -4,6 +4,7 @@
 # PACKAGE (default: NAME) is the Debian package that provides it.
 #   jq                   the casebook checker evaluates proposed jqPathExpressions with the jq program
 #   redis-server         the tests start their own Redis on a free port
+#   chromium             tests/test_browser.py drives Debian's chromium with Playwright (never `playwright install`)
 #   go=golang-go         tests/test_notifications.py renders the notifications template with Go's text/template
 #   /usr/share/gocode/src/github.com/Masterminds/sprig=golang-github-masterminds-sprig-dev
 #                        ... and the Sprig functions Argo CD adds to it (Go sources, built offline in GOPATH mode)

@@ -139,8 +139,10 @@ def settings_env(settings: Settings, port: int) -> dict[str, str]:
         "DIGEST_WINDOW_SECONDS": r.digest_window_s, "SHUTDOWN_GRACE_SECONDS": r.shutdown_grace_s,
         "SWEEP_SECONDS": r.sweep_s, "DEAD_LETTER_RETRY_SECONDS": r.dead_letter_retry_s,
         "REMIND_AFTER_HOURS": r.remind_after_h, "DAILY_SUMMARY_AT": r.daily_summary_at or "off",
+        "VIEW_LINK_KEY": settings.view.link_key.get_secret_value() if settings.view.link_key else None,
+        "VIEW_LINK_TTL": settings.view.link_ttl_s, "VIEW_BASE_URL": settings.view.base_url,
     }  # fmt: skip
-    keep = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ARGOCD_", "GIT_"))}
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ARGOCD_", "GIT_", "VIEW_"))}
     return {**keep, **{k: str(v) for k, v in values.items() if v is not None}}
 
 
@@ -148,8 +150,8 @@ class BotProcess:
     """The bot in a child process: ``serve`` is the real ``argo-why serve``; otherwise ``tests.bot_process`` (the
     same, with short lock leases and claim times, for a test that kills it)."""
 
-    def __init__(self, settings: Settings, *, serve: bool = False) -> None:
-        self.port = free_port()
+    def __init__(self, settings: Settings, *, serve: bool = False, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         command = [sys.executable, "-m", "bot", "serve"] if serve else [sys.executable, "-m", "tests.bot_process"]
         self.log = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close(); a pipe could fill up and block)

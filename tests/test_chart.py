@@ -53,11 +53,14 @@ CASES: dict[str, dict[str, Any]] = {
         "extraVolumeMounts": [{"name": "extra", "mountPath": "/etc/extra", "readOnly": True}],
         "networkPolicy": {"metricsFrom": [{"podSelector": {"matchLabels": {"app": "prometheus"}}}]},
         "serviceMonitor": {"enabled": True},
+        "view": {"enabled": True, "linkTTL": 3600, "baseUrl": "https://argo-why.internal.example.com"},
     },
+    # the drift page behind the Ingress, beside /slack/events
+    "view": {**REQUIRED, "ingress": {"enabled": True, "host": "argo-why.example.com"}, "view": {"enabled": True}},
 }  # fmt: skip
 SECRETS = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "SLACK_APP_TOKEN": "xapp-1",
            "ARGOCD_TOKEN": "t", "WEBHOOK_TOKEN": "w", "GIT_TOKEN": "g", "redis-password": "0123abcd",
-           "REDIS_URL": "redis://:pw@redis.example:6379/0"}  # fmt: skip
+           "REDIS_URL": "redis://:pw@redis.example:6379/0", "VIEW_LINK_KEY": "v" * 64}  # fmt: skip
 
 Obj = dict[str, Any]
 
@@ -180,6 +183,9 @@ def test_the_in_chart_redis_password_comes_from_its_secret_into_both_sides() -> 
         (with_(REQUIRED, argocd={"clusterContexts": {"prod": "prod"}}), "mount the kubeconfig"),
         ({}, "slack.channel is required"),
         (with_(REQUIRED, ingress={"enabled": True}), "ingress.host is required"),
+        (with_(REQUIRED, view={"enabled": True}), "view.enabled: the links need the bot's public URL"),
+        (with_(REQUIRED, env={"VIEW_LINK_KEY": "k" * 32}), "env.VIEW_LINK_KEY: a literal here would silently win"),
+        (with_(REQUIRED, env={"VIEW_BASE_URL": "https://x"}), "env.VIEW_BASE_URL is set by the chart"),
     ],
 )
 def test_contradictory_values_fail_with_one_line_naming_them(values: dict[str, Any], says: str) -> None:
@@ -191,7 +197,9 @@ def test_contradictory_values_fail_with_one_line_naming_them(values: dict[str, A
 @pytest.mark.parametrize(
     "values",
     [with_(REQUIRED, replicas=3), with_(REQUIRED, redis={"enable": False}), with_(REQUIRED, slack={"chanel": "C1"}),
-     with_(REQUIRED, slack={"channel": "#alerts"}), with_(REQUIRED, approvalsRequired=3)],
+     with_(REQUIRED, slack={"channel": "#alerts"}), with_(REQUIRED, approvalsRequired=3),
+     with_(REQUIRED, view={"enabled": True, "baseUrl": "argo-why.example.com"}),
+     with_(REQUIRED, view={"enabled": True, "baseUrl": "https://a.example", "linkTTL": "tomorrow"})],
 )  # fmt: skip
 def test_unknown_or_malformed_values_fail_the_install(values: dict[str, Any]) -> None:
     with pytest.raises(helm.HelmValuesError):
@@ -287,6 +295,21 @@ def test_the_ingress_routes_only_slack_events_over_tls(rendered: dict[str, Any])
     assert paths == [("/slack/events", "Exact", "http")]
     assert ingress["spec"]["tls"] == [{"hosts": ["argo-why.example.com"], "secretName": "argo-why-tls"}]
     assert not [o for o in rendered["default"]["objects"] if o["kind"] == "Ingress"]
+
+
+def test_view_links_get_their_own_ingress_path_and_the_key_from_the_secret(rendered: dict[str, Any]) -> None:
+    ingress = one(rendered["view"]["objects"], "Ingress")
+    [rule] = ingress["spec"]["rules"]
+    paths = [(p["path"], p["pathType"], p["backend"]["service"]["port"]["name"]) for p in rule["http"]["paths"]]
+    assert paths == [("/slack/events", "Exact", "http"), ("/view/", "Prefix", "http")]  # never webhooks or metrics
+    env = env_of(bot_container(rendered["view"]["objects"]))
+    assert env["VIEW_LINK_KEY"]["valueFrom"]["secretKeyRef"] == {"name": "argo-why", "key": "VIEW_LINK_KEY"}
+    assert env["VIEW_BASE_URL"]["value"] == "https://argo-why.example.com" and env["VIEW_LINK_TTL"]["value"] == "24h"
+    assert "/view/<token>" in rendered["view"]["notes"] and "until it expires" in rendered["view"]["notes"]
+    for case in ("default", "ha"):
+        assert "VIEW_LINK_KEY" not in env_of(bot_container(rendered[case]["objects"]))
+    all_options = env_of(bot_container(rendered["all-options"]["objects"]))
+    assert all_options["VIEW_BASE_URL"]["value"] == "https://argo-why.internal.example.com"
 
 
 def test_the_webhook_port_admits_the_notifications_controller_and_metrics_have_their_own(

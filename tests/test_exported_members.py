@@ -14,7 +14,11 @@ import pytest
 import bot.analysis
 
 EXPORTED = [
+    "Cell",
     "ObjKey",
+    "Owner",
+    "Row",
+    "SideBySide",
     "blame_many",
     "covers",
     "deep_equal",
@@ -24,6 +28,7 @@ EXPORTED = [
     "object_key",
     "ref_key",
     "resource_ref",
+    "side_by_side",
 ]
 
 

@@ -674,3 +674,26 @@ def test_cli_format_slack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     for m in [doc["parent"], *doc["thread"]]:
         assert_valid(Message(text=m["text"], blocks=m["blocks"]))
     assert build_parser().parse_args(["why", "shop", "--format", "slack"]).format == "slack"
+
+
+# --- the "Full diff" link to the drift page -----------------------------------------------------------------------
+
+
+def test_golden_thread_with_the_full_diff_link() -> None:
+    report, spec = case_report("hpa-replicas-ssa")
+    alert = hand_alert(app=spec.get("app") or report.app)
+    url = "https://argo-why.example.com/view/AbCdEfGhIjKlMnOp.1800000000.sig"
+    thread = thread_messages(report, alert, view_url=url, view_hours=24)
+    for m in thread:
+        assert_valid(m)
+    first = json.dumps(thread[0].to_dict())
+    assert f"<{url}|Full diff>" in first and "valid 24 h" in first
+    assert all("/view/" not in json.dumps(m.to_dict()) for m in thread[1:])  # said once, under the title
+    check_golden("case-hpa-replicas-ssa-full-diff", [m.to_dict() for m in thread])
+
+
+def test_the_full_diff_link_cannot_break_out_of_its_mrkdwn_link() -> None:
+    report, _ = case_report("hpa-replicas-ssa")
+    thread = thread_messages(report, hand_alert(), view_url="https://x.example/view/a|<!here>&b", view_hours=1)
+    text = json.dumps(thread[0].to_dict())
+    assert "<!here>" not in text and "a%7C&lt;!here&gt;&amp;b|Full diff>" in text

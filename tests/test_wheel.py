@@ -71,6 +71,10 @@ RUNTIME_MODULES = ("worker", "alerts", "digest", "fixflow", "followup", "sweep",
                    "runtime", "services")  # fmt: skip
 WORDING_MODULES = ("report", "slack", "pr", "cli")
 
+# The drift page: its renderer and the templates it reads as package data, as paths below bot/report/.
+REPORT_FILES = ("__init__.py", "html.py", "page_model.py", *(f"templates/{t}" for t in
+                ("page.html", "_macros.html", "page.css", "page.js")))  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Installed:
@@ -147,6 +151,13 @@ def test_wheel_holds_every_package_of_the_bot(installed: Installed) -> None:
     assert {"bot/store/records.py", "bot/report/text.py", "bot/why.py", "bot/clients.py"} <= names
 
 
+def test_wheel_holds_the_drift_page_and_its_templates(installed: Installed) -> None:
+    names = _names(installed.wheel)
+    assert {f"bot/report/{f}" for f in REPORT_FILES} <= names
+    templates = {p.relative_to(ROOT).as_posix() for p in (ROOT / "bot" / "report" / "templates").iterdir()}
+    assert {n for n in names if n.startswith("bot/report/templates/")} == templates
+
+
 def test_wheel_leaves_the_tests_fakes_out(installed: Installed) -> None:
     names = _names(installed.wheel)
     assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"bot", "handlers"}
@@ -182,6 +193,9 @@ def test_demo_runs_from_the_wheel_in_a_fresh_venv_as_the_image_user(installed: I
     for app in ("checkout", "flights-search", "tenant-guard"):
         assert f"app={app}" in demo.stdout and f"applications/argocd/{app}|{app}>" in demo.stdout
     assert "200 duplicate" in demo.stdout and "never written to" in demo.stdout
+    # the drift page, rendered from the wheel's templates and served behind each thread's Full diff link
+    saved = re.findall(r"/view/\S+ -> 200, saved as (\S+\.html)", demo.stdout)
+    assert len(saved) == 3 and all("<!DOCTYPE html>" in Path(p).read_text()[:100] for p in saved)
 
 
 def _locked() -> dict[str, tuple[Version, str]]:

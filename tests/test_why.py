@@ -203,3 +203,19 @@ async def test_a_remote_destination_without_a_kube_context_is_noted(
     report = await why(settings, app["metadata"]["name"])
     assert any("prod-eu.example.com has no kube context" in n for n in report.notes)
     assert not kube.calls
+
+
+def test_cli_why_format_html_is_the_drift_page_of_argo_cds_diff(
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    from bot.cli import main
+
+    name = _serve(argocd, kube)
+    monkeypatch.setenv("ARGOCD_URL", argocd.url)
+    monkeypatch.setenv("ARGOCD_TOKEN", argocd.token)
+    assert main(["why", name, "--no-cluster", "--format", "html"]) == 1
+    page = capsys.readouterr().out
+    assert page.startswith("<!DOCTYPE html>") and f"Why {name} is OutOfSync" in page
+    assert "Argo CD&#39;s diff (managed-resources" in page and 'class="row diff"' in page
+    assert 'data-pointer="/spec/replicas"' in page and "kube-controller-manager" in page

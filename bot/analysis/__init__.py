@@ -9,6 +9,8 @@ and tests/test_exported_members.py pins it.
 * ``blame_many``: ``argo-why blame``'s text, as kubectl-blame prints it;
 * ``diff_objects``, ``covers``, ``deep_equal``: the diff, whether a pointer
   covers another, and value equality with JSON semantics, as the analysis uses them;
+* ``side_by_side``, ``SideBySide``, ``Row``, ``Cell``, ``Owner``: Git's object beside the live one, aligned by
+  field, every live line with its writers (the drift page draws it);
 * ``resource_ref``, ``object_key``, ``ref_key``, ``ObjKey``: how objects are matched
   (API group, kind, namespace, name).
 """
@@ -19,9 +21,14 @@ from bot.analysis.diff import diff_objects
 from bot.analysis.engine import ObjKey, explain, object_key, ref_key, resource_ref
 from bot.analysis.loader import load_documents
 from bot.analysis.pointer import covers
+from bot.analysis.sidebyside import Cell, Owner, Row, SideBySide, side_by_side
 
 __all__ = [
+    "Cell",
     "ObjKey",
+    "Owner",
+    "Row",
+    "SideBySide",
     "blame_many",
     "covers",
     "deep_equal",
@@ -31,4 +38,5 @@ __all__ = [
     "object_key",
     "ref_key",
     "resource_ref",
+    "side_by_side",
 ]

@@ -28,7 +28,7 @@ from bot.analysis.pairing import pair_objects
 from bot.analysis.pointer import MISSING, covers, join
 from bot.analysis.rules import propose, rule_paths
 from bot.analysis.schema import group_of
-from bot.model import Finding, Report, ResourceRef
+from bot.model import ComparedObject, Finding, Report, ResourceRef
 from bot.wording import report as wording
 
 ObjKey = tuple[str, str, str, str]
@@ -156,6 +156,7 @@ def explain(
             desired_again is not None,
             synced_same_revision,
         )
+        report.objects.append(ComparedObject(ref, masking.masked_object(dobj), masking.masked_object(lobj)))
         for delta in deltas:
             if existing_rules and _already_ignored(delta, ref, existing_rules, dobj, lobj, entries):
                 report.ignored += 1

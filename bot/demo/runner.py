@@ -7,14 +7,17 @@ the notifications webhook for every app (and one duplicate, which is dropped, an
 is refused) and a click on "Show diff". Then the fix from chat: a fake GitHub serves a real local git repository
 (an app of apps whose folder holds each Application's commented manifest), Alice clicks "Open PR" on the checkout
 alert, the bot asks for a second approver, Bob approves, and the PR is opened. Finally it prints what the bot
-posted in Slack, threads included, and the pull request with its diff. Nothing leaves the machine; no account is
-needed.
+posted in Slack, threads included, and the pull request with its diff. Each thread carries a signed "Full diff"
+link to the drift page the bot serves (``/view/<token>``): the demo opens each link while the bot runs, saves the
+page it gets to a file and prints its path (``--hold`` keeps the bot serving the links until Ctrl-C). Nothing leaves
+the machine; no account is needed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import socket
 import sys
@@ -27,8 +30,16 @@ import httpx
 import uvicorn
 from pydantic import SecretStr
 
-from bot.app import build_app, build_services
-from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
+from bot.app import KEEP_ALIVE_S, build_app, build_services
+from bot.config import (
+    ArgoCDSettings,
+    GitSettings,
+    RedisSettings,
+    RuntimeSettings,
+    Settings,
+    SlackSettings,
+    ViewSettings,
+)
 from bot.demo.fake_argocd import FakeArgoCD, app_from_case
 from bot.demo.fake_git import FakeGitHub
 from bot.demo.fake_kube import FakeKubernetes, context_from_case
@@ -80,8 +91,9 @@ def print_channel(slack: FakeSlack, channel: str, out: TextIO) -> None:
 
 def fakes_settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, github: FakeGitHub, tmp: Path, *,
                    signing_secret: str, webhook_token: str, channel: str, interval_s: float,
-                   digest_threshold: int = 10) -> Settings:  # fmt: skip
-    """The bot's settings against the demo's fakes: the in-memory store, Alice and Bob as the two approvers."""
+                   digest_threshold: int = 10, view_base_url: str | None = None) -> Settings:  # fmt: skip
+    """The bot's settings against the demo's fakes: the in-memory store, Alice and Bob as the two approvers; with
+    ``view_base_url`` (the bot's own URL), "Full diff" links signed with a fresh key."""
     return Settings(
         slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(signing_secret),
                             channel=channel, api_url=slack.url, channel_interval_s=interval_s),
@@ -92,10 +104,14 @@ def fakes_settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, g
         runtime=RuntimeSettings(webhook_token=SecretStr(webhook_token), workers=2, digest_threshold=digest_threshold),
         git=GitSettings(provider="github", token=SecretStr(github.token), api_url=github.api_url,
                         approvers=list(APPROVERS), approvals_required=2),
+        view=ViewSettings(link_key=SecretStr(secrets.token_hex(32)) if view_base_url else None,
+                          base_url=view_base_url),
     )  # fmt: skip
 
 
-async def run(examples: Path, out: TextIO | None = None) -> int:
+async def run(examples: Path, out: TextIO | None = None, *, hold: bool = False, pages: Path | None = None) -> int:
+    """The demo; ``hold``: keep the bot serving (its "Full diff" links) until Ctrl-C; ``pages``: where the drift
+    pages are saved (default: a new temporary folder, kept)."""
     out = out or sys.stdout
     folders = sorted(p for p in examples.iterdir() if (p / "case.json").exists())
     signing_secret = secrets.token_hex(16)
@@ -116,15 +132,20 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
         argocd.add_app(root_application(), [], [[]])
         github.add_repo(REPO, gitops_files(apps))
         webhook_token = secrets.token_urlsafe(24)
-        settings = fakes_settings(slack, argocd, kube, github, Path(tmp), signing_secret=signing_secret,
-                                  webhook_token=webhook_token, channel=CHANNEL, interval_s=0.2)  # fmt: skip
-        services = build_services(settings)
         port = free_port()
-        server = uvicorn.Server(uvicorn.Config(build_app(services), host="127.0.0.1", port=port, log_level="warning"))
+        base = f"http://127.0.0.1:{port}"
+        settings = fakes_settings(slack, argocd, kube, github, Path(tmp), signing_secret=signing_secret,
+                                  webhook_token=webhook_token, channel=CHANNEL, interval_s=0.2,
+                                  view_base_url=base)  # fmt: skip
+        services = build_services(settings)
+        # The same keep-alive as `serve`: httpx's pool must not reuse a connection the server is closing.
+        config = uvicorn.Config(
+            build_app(services), host="127.0.0.1", port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S
+        )
+        server = uvicorn.Server(config)
         serving = asyncio.create_task(server.serve())
         while not server.started:
             await asyncio.sleep(0.02)
-        base = f"http://127.0.0.1:{port}"
         out.write(f"argo-why is listening on {base} (in-memory store, fake Slack, Argo CD, cluster and GitHub)\n\n")
         try:
             async with httpx.AsyncClient(base_url=base, timeout=10) as http:
@@ -146,15 +167,40 @@ async def run(examples: Path, out: TextIO | None = None) -> int:
                 out.write(f"click [Show diff] on the first alert            -> {r.status_code}\n")
                 await _settle(services)
                 await _fix_from_chat(http, slack, services, signing_secret, out)
+                out.write("\nWhat argo-why posted in Slack:\n")
+                print_channel(slack, CHANNEL, out)
+                print_pull_requests(github, out)
+                out.write(
+                    f"\n{len(slack.calls)} Slack API calls; Argo CD was read {len(argocd.calls)} times and "
+                    f"never written to; {len(github.calls)} GitHub API calls (one branch, one commit, one PR).\n"
+                )
+                await _save_pages(http, slack, pages or Path(tempfile.mkdtemp(prefix="argo-why-demo-pages-")), out)
+                if hold:
+                    out.write(f"\nargo-why keeps serving on {base} (the Full diff links above work): Ctrl-C to stop\n")
+                    out.flush()
+                    await asyncio.Event().wait()  # until Ctrl-C cancels the run
         finally:
             server.should_exit = True
             await serving
-        out.write("\nWhat argo-why posted in Slack:\n")
-        print_channel(slack, CHANNEL, out)
-        print_pull_requests(github, out)
-        out.write(f"\n{len(slack.calls)} Slack API calls; Argo CD was read {len(argocd.calls)} times and never "
-                  f"written to; {len(github.calls)} GitHub API calls (one branch, one commit, one PR).\n")  # fmt: skip
     return 0
+
+
+async def _save_pages(http: httpx.AsyncClient, slack: FakeSlack, folder: Path, out: TextIO) -> None:
+    """Open the "Full diff" link of each thread, as a person would, and save the page it answers to a file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out.write("\nThe drift page of each alert (its thread's Full diff link, opened while the bot runs):\n")
+    for message in slack.messages(CHANNEL):
+        replies = slack.thread(CHANNEL, message["ts"])
+        found = re.search(r"<(http://127\.0\.0\.1:\d+/view/[^|>]+)\|Full diff>", json.dumps(replies[:1]))
+        if not found:
+            continue
+        r = await http.get(found.group(1))
+        named = re.search(r'<code class="app">([^<]+)</code>', r.text)
+        app = re.sub(r"[^A-Za-z0-9_.-]", "_", named.group(1) if named else message["ts"])
+        path = folder / f"{app}.html"
+        path.write_text(r.text, encoding="utf-8")
+        out.write(f"  {found.group(1)} -> {r.status_code}, saved as {path}\n")
+    out.write("(the links work while the demo runs: `argo-why demo --hold` keeps it serving them until Ctrl-C)\n")
 
 
 async def _fix_from_chat(http: httpx.AsyncClient, slack: FakeSlack, services: Any, signing_secret: str,

@@ -58,7 +58,9 @@ def _wrap(text: str, width: int, prefix: str = "") -> list[str]:
         if in_code or not line:
             out.append(("    " if in_code else "") + line)
         else:
-            out += textwrap.wrap(line, width=width, initial_indent=prefix, subsequent_indent=prefix or "  ") or [""]
+            # a long link stays on one line, so that it can be copied from the terminal and opened
+            out += textwrap.wrap(line, width=width, initial_indent=prefix, subsequent_indent=prefix or "  ",
+                                 break_long_words=False, break_on_hyphens=False) or [""]  # fmt: skip
     return out
 
 

@@ -38,6 +38,7 @@ from bot.sources.argocd import ArgoCDError
 from bot.state import DigestItem, ReportState
 from bot.store import ThreadRef, drift_start
 from bot.store.records import COUNTED_KEYS
+from bot.view import hours, save_page
 from bot.why import investigate
 from bot.wording import slack as wording
 
@@ -251,7 +252,9 @@ class Alerts:
     async def _thread(self, channel: str, thread_ts: str | None, report: Report, alert: Alert,
                       controls: Controls | None, *, key: str | None = None) -> None:  # fmt: skip
         fixes = controls.thread_fixes if controls is not None else None
-        for i, m in enumerate(thread_messages(report, alert, fixes)):
+        view = self.s.settings.view
+        url = await save_page(self.s.store, view, alert, report) if report.findings else None
+        for i, m in enumerate(thread_messages(report, alert, fixes, view_url=url, view_hours=hours(view))):
             _, ts = await self.s.outbox.post(channel, m, thread_ts=thread_ts, key=f"{key}:{i}" if key else None)
             if fixes is not None:
                 await self.fixes.remember(channel, ts, m, fixes)

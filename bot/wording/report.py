@@ -249,3 +249,10 @@ SYSTEM_RULE_UNCHECKED = (
 CHART_TITLE = "OutOfSync hours by cause, per week"
 CHART_Y = "app-hours OutOfSync"
 CHART_EMPTY = "No OutOfSync time recorded in these weeks"
+
+# --- The drift page (bot/report/page_model.py, bot/report/templates/) ---
+# The page's own labels are in its template (bot/report/templates/page.html); these name what it shows.
+PAGE_MODE_FILES = "files: the rendered manifests against the live objects (argo-why's merge semantics)"
+PAGE_MODE_LEGACY = "Argo CD's diff (managed-resources, legacy three-way diff)"
+PAGE_MODE_SERVER_SIDE = "Argo CD's diff (managed-resources, ServerSideDiff)"
+PAGE_TITLE = "Why {app} is OutOfSync"

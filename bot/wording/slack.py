@@ -264,7 +264,6 @@ SLACK_SYSTEM_APPROVED_PARTLY = (
     "opens the PR."
 )
 SLACK_SYSTEM_MERGED = "The system-level rule for this drift was merged: {link} ({key} of argocd-cm)."
-SLACK_SYSTEM_NO_FILE = "No PR for the system-level rule: {reason} Paste this into argocd-cm by hand:"
 SLACK_FIELDS_COUNT = ("{count} field", "{count} fields")
 SLACK_OBJECTS_COUNT = ("{count} object", "{count} objects")
 SLACK_ARGOCD_CM = "argocd-cm"
@@ -300,3 +299,8 @@ SLACK_WEEKLY_MERGED = "Rules merged this week:"
 SLACK_WEEKLY_MERGED_LINE = "{link}: ended the drift of {apps}"
 SLACK_WEEKLY_NONE_MERGED = "No rule was merged this week."
 SLACK_WEEKLY_CHART_TITLE = "OutOfSync hours by cause"
+
+# The drift page's link, in the first message of each thread (bot/slack/render/thread.py): {link} the signed link
+# (labelled SLACK_FULL_DIFF_LINK), {hours} how long it works.
+SLACK_FULL_DIFF = "{link}: Git beside the live objects, every line with its writer (link valid {hours} h)"
+SLACK_FULL_DIFF_LINK = "Full diff"

@@ -121,8 +121,12 @@ def _notes_groups(notes: Sequence[str], note: str) -> list[tuple[list[JSONBlock]
     return [([context(texts[i : i + 10], note)], "") for i in range(0, len(texts), 10)]
 
 
-def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = None) -> list[Message]:
+def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = None, *, view_url: str | None = None,
+                    view_hours: int = 24) -> list[Message]:  # fmt: skip
     """The thread under the parent: one section pair per finding, then "What not to do" and the notes.
+
+    ``view_url``: the signed link to the drift page (:mod:`bot.view`), said under the title of the first message
+    ("Full diff", valid ``view_hours``).
 
     ``fixes`` adds, under each finding that has a rule, its Open PR button (slot ``finding-N``) and, where the
     better fix is in the source, "Open PR: fix the source" (slot ``source-N``), or the PR already opened.
@@ -145,6 +149,9 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
     facts = _app_facts(report)
     if facts:
         head.append(context([facts], note))
+    if view_url:
+        link = f"<{escape(view_url).replace('|', '%7C')}|{escape(wording.SLACK_FULL_DIFF_LINK)}>"
+        head.append(context([fill(wording.SLACK_FULL_DIFF, link=link, hours=str(view_hours))], note))
     total = len(report.findings)
     groups: list[tuple[list[JSONBlock], str]] = []
     for number, f in enumerate(report.findings, 1):

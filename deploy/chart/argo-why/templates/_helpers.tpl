@@ -107,8 +107,11 @@ app.kubernetes.io/component: redis
 {{- if and $v.argocd.clusterContexts (not $v.kubeconfig.secret) }}
 {{- fail "argocd.clusterContexts names kube contexts: mount the kubeconfig that defines them with kubeconfig.secret" }}
 {{- end }}
-{{- $secretNames := list "REDIS_URL" "REDIS_PASSWORD" "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "ARGOCD_TOKEN" "WEBHOOK_TOKEN" "GIT_TOKEN" }}
-{{- $chartNames := list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED" }}
+{{- if and $v.view.enabled (not $v.view.baseUrl) (not (and $v.ingress.enabled $v.ingress.host)) }}
+{{- fail "view.enabled: the links need the bot's public URL: set view.baseUrl, or ingress.enabled and ingress.host" }}
+{{- end }}
+{{- $secretNames := list "REDIS_URL" "REDIS_PASSWORD" "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "ARGOCD_TOKEN" "WEBHOOK_TOKEN" "GIT_TOKEN" "VIEW_LINK_KEY" }}
+{{- $chartNames := list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED" "VIEW_LINK_TTL" "VIEW_BASE_URL" }}
 {{- $names := keys $v.env }}
 {{- range $v.extraEnv }}{{ $names = append $names .name }}{{ end }}
 {{- range $name := $names }}
@@ -140,6 +143,15 @@ literal next to a Secret that also holds it. */}}
 - name: REDIS_URL
   valueFrom: {secretKeyRef: {name: {{ $v.externalRedis.existingSecret }}, key: {{ $v.externalRedis.existingSecretKey }}}}
 {{- end }}
+{{- end }}
+
+{{/* The base of the "Full diff" links: view.baseUrl, else the Ingress host (https:// with TLS). */}}
+{{- define "argo-why.viewBaseUrl" -}}
+{{- if .Values.view.baseUrl -}}
+{{ .Values.view.baseUrl }}
+{{- else -}}
+{{ ternary "https" "http" .Values.ingress.tls.enabled }}://{{ .Values.ingress.host }}
+{{- end -}}
 {{- end }}
 
 {{/* The Secret holding GIT_TOKEN. Required with git.provider: the chart cannot see inside Secrets, and a
