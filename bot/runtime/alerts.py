@@ -77,7 +77,7 @@ class AnalysisFailed(ArgoWhyError):
 class Alerts:
     def __init__(self, services: Services, fixes: FixFlow, locks: AppLocks, *, backoff_s: float = 0.5) -> None:
         self.s = services
-        self.fleet = FleetLines(services, fixes)
+        self.fleet = FleetLines(services, fixes, locks)
         self.fixes = fixes
         self.locks = locks
         self.backoff_s = backoff_s

@@ -5,9 +5,12 @@ After every analysis of an OutOfSync app, :meth:`FleetLines.index` replaces its 
 posts in every thread of the group that has not said it yet "the same in N other apps: …" (through the outbox,
 under a key per thread and signature: once, whichever replica or retry gets there), with the system-level rule
 (:mod:`bot.runtime.systemfix`: checked against every app Argo CD lists, then its Open PR button or why it is not
-offered); an offered rule's Open PR is also put on every parent of the group, beside the app rule's, and
-:meth:`FleetLines.offer_for` gives it to the alerts that render a parent again. Apps without a thread (listed in a
-digest) are counted, never posted to.
+offered; that check reads every app of Argo CD, so it runs at most once per :data:`CHECK_EVERY_S` per signature,
+and a line said meanwhile carries no rule while the parents keep the last offer). One alert at a time per signature
+(a lock), and the first time a group is fleet-wide every thread of it is told, afterwards only the app that joins,
+so an alert costs a few Redis calls whatever the size of the fleet. An offered rule's Open PR is also put on every
+parent of the group, beside the app rule's, and :meth:`FleetLines.offer_for` gives it to the alerts that render a
+parent again. Apps without a thread (listed in a digest) are counted, never posted to.
 """
 
 from __future__ import annotations
@@ -19,18 +22,21 @@ from dataclasses import asdict
 from bot.analysis.fleet import FleetFinding, FleetGroup, group_findings, records_of
 from bot.model import Report
 from bot.runtime.fixflow import FixFlow
+from bot.runtime.serial import AppLocks
 from bot.runtime.services import Services
 from bot.runtime.systemfix import SystemFix
 from bot.slack.render import Message
 from bot.slack.render.fleet import SystemOffer, fleet_line_message, rule_text, with_system_offer
-from bot.store.fleet import OFFER_TTL_S, FleetEntry
+from bot.store.fleet import FLEET_TTL_S, OFFER_TTL_S, FleetEntry
 
 log = logging.getLogger("argo_why.fleet")
+CHECK_EVERY_S = 300
 
 
 class FleetLines:
-    def __init__(self, services: Services, fixes: FixFlow) -> None:
+    def __init__(self, services: Services, fixes: FixFlow, locks: AppLocks) -> None:
         self.s = services
+        self.locks = locks
         self.system = SystemFix(services, fixes, fixes.owner)
 
     async def index(self, key: str, report: Report, channel: str, thread_ts: str, since: float) -> None:
@@ -51,30 +57,39 @@ class FleetLines:
             members = await self.s.store.fleet.apps_with(rec.sig_id)
             if len(members) < minimum:
                 continue
-            entries = await self.s.store.fleet.get(sorted(members), time.time())
-            group = self.group_of(rec, entries)
-            if group is None or not group.fleet_wide:
-                continue
-            todo = []
-            for app in group.apps:
-                e = entries[app]
-                key_ = f"fleet-line:{app}:{e.thread_ts}:{rec.sig_id}"
-                said = await self.s.store.outbox_get(key_)
-                if e.thread_ts and not (said and said.get("ts")):
-                    todo.append((app, e, key_))
-            if not todo:
-                continue
-            # the system-level rule is checked once per new line to say (a new app in the group, a new episode)
-            threads = {a: [entries[a].channel, entries[a].thread_ts] for a in group.apps}
-            rule, state = await self.system.prepare(group, threads)
+            # one alert at a time per signature: two workers must not both say the line in the same thread
+            async with self.locks.hold(f"fleet:{rec.sig_id}"):
+                await self._say(key, rec)
+
+    async def _say(self, key: str, rec: FleetFinding) -> None:
+        entries = await self.s.store.fleet.get(sorted(await self.s.store.fleet.apps_with(rec.sig_id)), time.time())
+        group = self.group_of(rec, entries)
+        if group is None or not group.fleet_wide or key not in entries:
+            return
+        # the first time the group is fleet-wide every thread of it is told; after that, each app joining it
+        mark = f"fleet-announced:{rec.sig_id}"
+        first = await self.s.store.first_seen(mark, FLEET_TTL_S)
+        try:
+            targets = group.apps if first else (key,)
+            todo = [(a, entries[a], f"fleet-line:{a}:{entries[a].thread_ts}:{rec.sig_id}") for a in targets
+                    if entries[a].thread_ts]  # fmt: skip
+            # the system-level rule reads every app of Argo CD: at most once per CHECK_EVERY_S per signature
+            rule, state = None, None
+            if todo and await self.s.store.first_seen(f"fleet-check:{rec.sig_id}", CHECK_EVERY_S):
+                threads = {a: [entries[a].channel, entries[a].thread_ts] for a in group.apps}
+                rule, state = await self.system.prepare(group, threads)
             for app, e, key_ in todo:
                 await self.s.outbox.post(e.channel, fleet_line_message(group, app, rule, state), thread_ts=e.thread_ts,
                                          key=key_)  # fmt: skip
-            if rule is not None and state is not None:
-                offer = SystemOffer(state, rule_text(rule), rule.key, len(group.apps))
-                await self.s.store.fleet.put_offer(rec.sig_id, asdict(offer))
-                for app in group.apps:  # every parent of the group offers it beside the app rule
-                    await self._offer_on_parent(entries[app], offer)
+        except BaseException:
+            if first:
+                await self.s.store.forget(mark)  # the next alert of the group tells every thread again
+            raise
+        if rule is not None and state is not None:
+            offer = SystemOffer(state, rule_text(rule), rule.key, len(group.apps))
+            await self.s.store.fleet.put_offer(rec.sig_id, asdict(offer))
+            for app in group.apps:  # every parent of the group offers it beside the app rule
+                await self._offer_on_parent(entries[app], offer)
 
     async def _offer_on_parent(self, e: FleetEntry, offer: SystemOffer) -> None:
         if not e.thread_ts:
