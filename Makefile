@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 # Go's text/template and Sprig, for rendering Argo CD's notifications template as the controller does (Debian).
 GO_TOOLS := go=golang-go /usr/share/gocode/src/github.com/Masterminds/sprig=golang-github-masterminds-sprig-dev
 
-.PHONY: demo test bench lock clean
+.PHONY: demo test cluster bench lock clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "argo-why needs Python 3.11 or newer")'
@@ -20,11 +20,18 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	@scripts/ensure-tools.sh jq redis-server chromium $(GO_TOOLS)
+	@# The real kube-apiserver, etcd and Argo CD's diff helper (tests/tools/): built once per machine, then reused.
+	@scripts/build-go-tools.sh >/dev/null
 	$(BIN)/ruff check bot handlers tests bench
 	$(BIN)/ruff format --check bot handlers tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/pytest
+
+# A real API server (etcd + kube-apiserver) on free loopback ports for reproducing a drift by hand: prints a
+# KUBECONFIG=... line and runs until Ctrl-C, which stops both servers and removes their files.
+cluster: $(STAMP)
+	$(BIN)/python -m tests.kube_server
 
 bench: $(STAMP)
 	@scripts/ensure-tools.sh redis-server

@@ -167,17 +167,21 @@ class WebhookJob(_Job):
 
 
 class CommandJob(_Job):
-    """``/argo why|diff <app>``: analyse on demand and answer in the channel; ``/argo drift [page]``: the overview
-    (``app`` empty), to the user alone."""
+    """``/argo why|diff|mute <app>``: analyse (or mute) and answer in the channel, if the app is visible there;
+    ``/argo drift [page]``: the overview of the apps routed to the channel (``app`` empty), to the user alone."""
 
     type: Literal["command"] = "command"
-    command: Literal["why", "diff", "drift"]
+    command: Literal["why", "diff", "mute", "drift"]
     app: str
     app_namespace: str | None = None
     channel: str
     user: str
     response_url: str | None = None
+    mute_s: int | None = None
+    """``mute``: for how long, in seconds (as the person wrote it: ``duration``)."""
+    duration: str | None = None
     page: int = 1
+    """``drift``: the page of the overview."""
 
 
 class HomeJob(_Job):
@@ -188,9 +192,9 @@ class HomeJob(_Job):
 
 
 class ButtonJob(_Job):
-    """A click on Show diff or Re-check; ``state`` is the opaque id the button carried."""
+    """A click on Show diff, Re-check or Mute 24h; ``state`` is the opaque id the button carried."""
 
-    type: Literal["show_diff", "recheck"]
+    type: Literal["show_diff", "recheck", "mute"]
     state: str
     channel: str
     thread_ts: str | None = None

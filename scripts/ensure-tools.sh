@@ -6,6 +6,7 @@
 #   redis-server         the tests start their own Redis on a free port
 #   chromium             tests/test_browser.py drives Debian's chromium with Playwright (never `playwright install`)
 #   go=golang-go         tests/test_notifications.py renders the notifications template with Go's text/template
+#                        (and scripts/build-go-tools.sh builds the Go test tooling of tests/tools/ with it)
 #   /usr/share/gocode/src/github.com/Masterminds/sprig=golang-github-masterminds-sprig-dev
 #                        ... and the Sprig functions Argo CD adds to it (Go sources, built offline in GOPATH mode)
 set -euo pipefail

@@ -191,4 +191,6 @@ def entry(
     return e
 
 
+from tests.argocd_diff import argocd_diff  # noqa: E402,F401
+from tests.kube_server import kube_api, kube_namespace, kube_server  # noqa: E402,F401
 from tests.redis_server import redis_server, redis_url  # noqa: E402,F401

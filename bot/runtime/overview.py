@@ -2,7 +2,7 @@
 
 The overview is built from the fleet index (:mod:`bot.store.fleet`), never from reports: the apps whose alert
 channel is the asking channel (the channel an app's alerts go to, recorded with its entry when it was analysed:
-:meth:`bot.runtime.alerts.Alerts.alert_channel` decides it), grouped by cause and writer, with their drift age,
+the per-team routing of :mod:`bot.runtime.routes` decides it), grouped by cause and writer, with their drift age,
 mutes and open PRs. So an app is never shown in a channel its alerts are not routed to. The App Home tab shows the
 apps of the main alert channel (``SLACK_CHANNEL``) to whoever opens it; the sweep publishes it again for everyone
 who opened it, so it stays current.

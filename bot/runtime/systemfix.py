@@ -265,7 +265,8 @@ class SystemFix:
             lines.append(f"- [{app}]({url})" if url else "- " + pr_wording.PR_SYSTEM_NO_THREAD.format(app=app))
         lines += ["", pr_wording.PR_SYSTEM_RADIUS]
         lines += [f"- {f}" for f in state.radius] or [pr_wording.PR_SYSTEM_RADIUS_NONE.format(checked="all")]
-        lines += ["", pr_wording.PR_APPROVED.format(approvers=", ".join(names)), "", pr_wording.PR_FOOTER]
+        who = ", ".join(n or u for n, u in zip(names, approvers, strict=True))
+        lines += ["", pr_wording.PR_APPROVED.format(approvers=who), "", pr_wording.PR_FOOTER]
         return "\n".join(lines)
 
     async def _permalink(self, channel: str, ts: str) -> str | None:
