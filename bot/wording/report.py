@@ -399,6 +399,23 @@ WRITE_LOOP = (
     "Fix the ownership before anything else."
 )
 
+# --- the system-level rule of a fleet-wide drift (bot/analysis/systemrule.py) ---
+AND_MORE = " and {count} more"
+SYSTEM_RULE_WHOLE_SECTION = "no system-level rule: {path} is a whole section, and hiding it in every app is too broad"
+SYSTEM_RULE_HIDES_GIT = (
+    "no system-level rule: it would also hide {count} Git-managed fields in other objects, whose Git changes would "
+    "stop syncing: {fields}"
+)
+SYSTEM_RULE_UNCHECKED = (
+    "no system-level rule: {count} of the {total} apps could not be checked (more than 1 in 10), so what it would "
+    "hide is not known: {apps}"
+)
+
+# --- the weekly report's chart (bot/report/chart.py) ---
+CHART_TITLE = "OutOfSync hours by cause, per week"
+CHART_Y = "app-hours OutOfSync"
+CHART_EMPTY = "No OutOfSync time recorded in these weeks"
+
 # --- The drift page (bot/report/page_model.py, bot/report/templates/) ---
 # The page's own labels are in its template (bot/report/templates/page.html); these name what it shows.
 PAGE_MODE_FILES = "files: the rendered manifests against the live objects (argo-why's merge semantics)"
