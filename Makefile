@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/intake.py
 	$(BIN)/python bench/pr.py
 	$(BIN)/python bench/storm.py
+	$(BIN)/python bench/fleet.py
 
 # The image's reproducible installs (Dockerfile): every package pinned with its hashes, for Python 3.11+ on any
 # platform (uv's universal resolution; pip-compile would resolve for this interpreter only).

@@ -181,6 +181,14 @@ class GitSettings(_Group):
     """AppProject glob -> user and user-group IDs who may approve its apps' fixes; unmatched projects: ``APPROVERS``."""
     pr_poll_s: float = Field(60.0, ge=1, le=3600, validation_alias="PR_POLL_SECONDS")
     """How often the pull requests argo-why opened are looked at (merged, closed)."""
+    argocd_cm_definition: str | None = Field(None, validation_alias="ARGOCD_CM_DEFINITION")
+    """Browser URL of the file holding argocd-cm (a ConfigMap manifest or argo-helm values), for system-level
+    rules; unset: found through the Application that manages the Argo CD namespace."""
+
+    @field_validator("argocd_cm_definition")
+    @classmethod
+    def _check_cm_url(cls, v: str | None) -> str | None:
+        return _url(v)
 
     @field_validator("api_url")
     @classmethod
@@ -245,6 +253,10 @@ class RuntimeSettings(_Group):
     """A thread still drifting this long gets a reminder, and again every as long (0: no reminders)."""
     daily_summary_at: str | None = Field("09:00", validation_alias="DAILY_SUMMARY_AT")
     """``HH:MM`` (UTC) of the daily summary of the apps drifting longest; empty or ``off``: none."""
+    weekly_report_at: str | None = Field("mon 09:00", validation_alias="WEEKLY_REPORT_AT")
+    """``DAY HH:MM`` (UTC) of the weekly report (chart of OutOfSync hours by cause); empty or ``off``: none."""
+    fleet_min_apps: int = Field(3, ge=2, le=10_000, validation_alias="FLEET_MIN_APPS")
+    """A finding (same kind, field and writer) in at least this many apps is fleet-wide."""
 
     @field_validator("daily_summary_at", mode="before")
     @classmethod
@@ -255,6 +267,16 @@ class RuntimeSettings(_Group):
         if not (sep and hour.isdigit() and minute.isdigit() and int(hour) < 24 and int(minute) < 60):
             raise ValueError("must be HH:MM (UTC), such as 09:00, or off")
         return f"{int(hour):02d}:{int(minute):02d}"
+
+    @field_validator("weekly_report_at", mode="before")
+    @classmethod
+    def _weekly(cls, v: object) -> object:
+        if v is None or (isinstance(v, str) and v.strip().lower() in ("", "off", "none")):
+            return None
+        day, _, at = str(v).strip().lower().partition(" ")
+        if day not in ("mon", "tue", "wed", "thu", "fri", "sat", "sun"):
+            raise ValueError("must be DAY HH:MM (UTC), such as mon 09:00, or off")
+        return f"{day} {cls._at(at)}"
 
     @model_validator(mode="after")
     def _ports_differ(self) -> RuntimeSettings:

@@ -167,10 +167,11 @@ class WebhookJob(_Job):
 
 
 class CommandJob(_Job):
-    """``/argo why|diff|mute <app>``: analyse (or mute) and answer in the channel, if the app is visible there."""
+    """``/argo why|diff|mute <app>``: analyse (or mute) and answer in the channel, if the app is visible there;
+    ``/argo drift [page]``: the overview of the apps routed to the channel (``app`` empty), to the user alone."""
 
     type: Literal["command"] = "command"
-    command: Literal["why", "diff", "mute"]
+    command: Literal["why", "diff", "mute", "drift"]
     app: str
     app_namespace: str | None = None
     channel: str
@@ -179,6 +180,15 @@ class CommandJob(_Job):
     mute_s: int | None = None
     """``mute``: for how long, in seconds (as the person wrote it: ``duration``)."""
     duration: str | None = None
+    page: int = 1
+    """``drift``: the page of the overview."""
+
+
+class HomeJob(_Job):
+    """Someone opened the bot's App Home tab: publish the drift overview for them."""
+
+    type: Literal["home"] = "home"
+    user: str
 
 
 class ButtonJob(_Job):
@@ -214,7 +224,7 @@ class FixJob(_Job):
     """The clicked message's blocks as the payload carried them (used only when the store has no copy)."""
 
 
-Job = Annotated[WebhookJob | CommandJob | ButtonJob | NoteJob | FixJob, Field(discriminator="type")]
+Job = Annotated[WebhookJob | CommandJob | ButtonJob | NoteJob | FixJob | HomeJob, Field(discriminator="type")]
 _JOB: TypeAdapter[Job] = TypeAdapter(Job)
 
 

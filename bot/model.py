@@ -193,6 +193,8 @@ class Report:
     """Said first: a write loop in progress (selfHeal against another controller), and the like."""
     application: dict[str, Any] | None = None
     """Facts about the Argo CD Application (``argo-why why`` only)."""
+    diff_mode: str | None = None
+    """How Argo CD compares the app (``legacy`` or ``server-side``), when the Application was among the inputs."""
     objects: list[ComparedObject] = field(default_factory=list)
     """The object pairs that differ, for the page (not in ``to_dict()``: the JSON report stays as it was)."""
 
@@ -221,6 +223,8 @@ class Report:
         }
         if self.application is not None:
             out["application"] = self.application
+        if self.diff_mode is not None:
+            out["diff_mode"] = self.diff_mode
         return out
 
 
@@ -265,6 +269,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         not_compared=[_resource_from_dict(r) for r in data.get("not_compared") or []],
         warnings=list(data.get("warnings") or []),
         application=data.get("application"),
+        diff_mode=data.get("diff_mode"),
     )
 
 

@@ -14,6 +14,8 @@ The keys and their lifetimes are listed in :mod:`bot.store`, which owns them.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
@@ -135,3 +137,27 @@ class DigestState(StateModel):
     items: dict[str, DigestItem]
     grouped: bool = False
     """The message groups the apps (too many for a line each): the full list goes into its thread at the end."""
+
+
+class SystemFixState(StateModel):
+    """What an Open PR button of a system-level rule points at: the argocd-cm rule and the apps it covers."""
+
+    KIND: ClassVar[str] = "sysfix"
+    sig_id: str
+    key: str
+    """The argocd-cm key (``resource.customizations.ignoreDifferences.<group>_<Kind>``)."""
+    rule: dict[str, list[str]]
+    what: str
+    """The drift in words (field, kind, writer), for the dialog, the thread and the PR."""
+    apps: list[str]
+    """The app keys the rule covers."""
+    threads: dict[str, list[str]]
+    """app key -> [channel, thread ts] of each covered app's thread."""
+    radius: list[str]
+    """The blast radius in lines, for the PR body."""
+
+    @property
+    def fix_id(self) -> str:
+        """Approvals, the one-PR lock and the PR record are keyed by it (the rule, not the state)."""
+        raw = json.dumps({"key": self.key, "rule": self.rule}, sort_keys=True)
+        return f"system:{hashlib.sha256(raw.encode()).hexdigest()[:12]}"

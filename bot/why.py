@@ -23,6 +23,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.analysis import ObjKey, covers, deep_equal, diff_objects, explain, object_key, ref_key, resource_ref
+from bot.analysis.context import app_diff_mode, plural
+from bot.analysis.schema import is_known
 from bot.model import Finding, Report
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, ResourceDiff
 from bot.sources.cluster import Clusters, ClusterSource
@@ -83,6 +85,7 @@ def application_facts(app: dict[str, Any], now: datetime | None = None) -> dict[
         "respect_ignore_differences": "RespectIgnoreDifferences=true" in options,
         "server_side_apply": "ServerSideApply=true" in options,
         "compare_options": annotations.get("argocd.argoproj.io/compare-options"),
+        "diff_mode": app_diff_mode(app),
         "ignore_differences": list(spec.get("ignoreDifferences") or []),
         "source_types": [str(t) for t in status.get("sourceTypes") or [status.get("sourceType")] if t],
         "shared_resource_warnings": [
@@ -210,7 +213,10 @@ async def _cluster_context(
     else:
         source = cluster
     namespaces = {resource_ref(o).namespace for o in desired} - {""}
-    ctx = await source.context_for(namespaces, app_ns)
+    # custom resources (a CRD's group always has a dot): their CRDs' schemas prove defaults and pruned fields
+    refs = [resource_ref(o) for o in desired]
+    crds = {f"{plural(r.kind)}.{r.group}" for r in refs if "." in r.group and not is_known(r.group, r.kind)}
+    ctx = await source.context_for(namespaces, app_ns, crds)
     notes.extend(ctx.missing)
     return ctx.objects
 

@@ -24,7 +24,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_bolt.response import BoltResponse
 
 from bot.intake import Intake
-from bot.jobs import ActionId, ButtonJob, CommandJob, FixJob, NoteJob, app_key
+from bot.jobs import ActionId, ButtonJob, CommandJob, FixJob, HomeJob, NoteJob, app_key
 from bot.slack.render import error_message, help_message
 from bot.store import StoreUnavailable
 from bot.wording import slack as wording
@@ -90,10 +90,26 @@ def register(app: AsyncApp, services: Intake) -> None:
     async def argo_command(ack: AsyncAck, command: dict[str, Any]) -> None:
         words = (command.get("text") or "").split()
         sub = words[0].lower() if words else "help"
-        services.metrics.commands.labels(name=sub if sub in ("why", "diff", "mute", "help") else "unknown").inc()
+        services.metrics.commands.labels(
+            name=sub if sub in ("why", "diff", "mute", "help", "drift") else "unknown"
+        ).inc()
         if sub == "help":
             msg = help_message()
             await ack(text=msg.text, blocks=msg.blocks)
+            return
+        if sub == "drift":
+            page = words[1] if len(words) > 1 else "1"
+            if not page.isdigit() or not 0 < int(page) < 10_000:
+                await _ack_error(ack, wording.BAD_PAGE)
+                return
+            job = CommandJob(command="drift", app="", channel=str(command.get("channel_id")),
+                             user=str(command.get("user_id")), page=int(page))  # fmt: skip
+            try:
+                await services.queue.enqueue(job.payload())
+            except StoreUnavailable:
+                await _ack_error(ack, wording.STORE_DOWN)
+                return
+            await ack(text=wording.WORKING_OVERVIEW)
             return
         if sub not in ("why", "diff", "mute"):
             await _ack_error(ack, wording.UNKNOWN_COMMAND.format(sub=sub[:40]))
@@ -119,6 +135,15 @@ def register(app: AsyncApp, services: Intake) -> None:
             await _ack_error(ack, wording.STORE_DOWN)
             return
         await ack(text=wording.WORKING.format(app=app_key(name, ns)))
+
+    @app.event("app_home_opened")
+    async def app_home_opened(event: dict[str, Any]) -> None:
+        if event.get("tab") != "home" or not event.get("user"):
+            return
+        try:
+            await services.queue.enqueue(HomeJob(user=str(event["user"])).payload())
+        except StoreUnavailable:
+            return  # the tab shows its last version; the next sweep publishes it again
 
     async def _button(ack: AsyncAck, body: dict[str, Any], action_id: ActionId, respond: AsyncRespond) -> Click | None:
         """Ack, drop double clicks, and return what every button job needs."""

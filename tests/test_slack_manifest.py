@@ -25,6 +25,7 @@ METHOD_SCOPES: dict[str, set[str]] = {
     "files.completeUploadExternal": {"files:write"},
     "usergroups.users.list": {"usergroups:read"},
     "users.info": {"users:read"},
+    "views.publish": set(),  # the App Home tab: no scope, the app_home_opened event and the Home tab enabled
     # the outbox reads back public and private alert channels (DMs and group DMs are never alert channels)
     "conversations.history": {"channels:history", "groups:history"},
     "conversations.replies": {"channels:history", "groups:history"},
@@ -81,10 +82,13 @@ def test_the_manifest_asks_for_exactly_the_scopes_the_code_needs() -> None:
     assert "user" not in MANIFEST["oauth_config"]["scopes"]  # no user token
 
 
-def test_every_request_url_is_the_one_endpoint_and_no_event_is_subscribed() -> None:
+def test_every_request_url_is_the_one_endpoint_and_the_one_event_is_app_home_opened() -> None:
     [command] = MANIFEST["features"]["slash_commands"]
-    urls = {command["url"], MANIFEST["settings"]["interactivity"]["request_url"]}
+    events = MANIFEST["settings"]["event_subscriptions"]
+    urls = {command["url"], MANIFEST["settings"]["interactivity"]["request_url"], events["request_url"]}
     assert command["command"] == "/argo" and {u.rsplit("/slack/", 1)[1] for u in urls} == {"events"}
     assert len({u.split("/slack/")[0] for u in urls}) == 1
-    assert "event_subscriptions" not in MANIFEST["settings"]  # the bot listens to no event: commands and buttons
-    assert Path(ROOT / "handlers" / "slack.py").read_text().count("@app.event") == 0
+    code = Path(ROOT / "handlers" / "slack.py").read_text()
+    # the events the code listens to are exactly the ones subscribed, and the Home tab they are for is enabled
+    assert re.findall(r'@app\.event\("([a-z_]+)"\)', code) == events["bot_events"] == ["app_home_opened"]
+    assert MANIFEST["features"]["app_home"]["home_tab_enabled"] is True

@@ -23,6 +23,7 @@ Guarantees: pure; never returns a cause outside the contract vocabulary; the
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from bot.analysis.canonical import deep_equal, equivalent, is_empty
@@ -37,14 +38,22 @@ from bot.analysis.writers import by_owner, is_human
 from bot.model import Confidence, ObjectRef
 from bot.wording import report as wording
 
+_IN_DRY_RUN = frozenset({"api-defaulting", "mutating-webhook"})
+"""Causes whose live value a server-side apply dry-run reproduces (normalization says per verdict: not a pruning)."""
+
 
 def decide(delta: Delta, inp: ObjectInputs) -> Verdict:
     facts = FieldFacts.of(delta, inp)
     for rule in _BEFORE_OWNER:
         verdict = rule(facts)
         if verdict is not None:
-            return _allocated(facts, verdict)
-    return _allocated(facts, by_owner(facts))
+            break
+    else:
+        verdict = by_owner(facts)
+    verdict = _allocated(facts, verdict)
+    if verdict.cause in _IN_DRY_RUN:
+        return replace(verdict, server_side_diff_hides=True)
+    return verdict
 
 
 def _allocated(f: FieldFacts, verdict: Verdict) -> Verdict:
@@ -91,7 +100,7 @@ def _shared(f: FieldFacts) -> Verdict | None:
 def _normalization(f: FieldFacts) -> Verdict | None:
     why = equivalent(f.delta.desired, f.delta.live, f.delta.path)
     if why is not None:
-        return _normalised(f, why)
+        return replace(_normalised(f, why), server_side_diff_hides=True)
     delta, ref = f.delta, f.obj.ref
     if delta.live is not MISSING or delta.desired is MISSING or f.others:
         return None
@@ -103,8 +112,14 @@ def _normalization(f: FieldFacts) -> Verdict | None:
         "normalization",
         "confirmed" if proof.certain else "likely",
         f.writer(),
-        wording.REASON_DROPPED_DEFAULT.format(source=proof.source),
-        [wording.EVIDENCE_DEFAULT.format(source=proof.source, pattern=proof.pattern or delta.pointer), *f.evidence],
+        (wording.REASON_PRUNED if proof.pruned else wording.REASON_DROPPED_DEFAULT).format(source=proof.source),
+        [
+            (wording.EVIDENCE_PRUNED if proof.pruned else wording.EVIDENCE_DEFAULT).format(
+                source=proof.source, pattern=proof.pattern or delta.pointer
+            ),
+            *f.evidence,
+        ],
+        server_side_diff_hides=not proof.pruned,
     )
 
 

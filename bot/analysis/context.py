@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -36,6 +36,19 @@ SCALER_KINDS = frozenset({"HorizontalPodAutoscaler", "ScaledObject", "MachineAut
 """Objects whose ``spec.scaleTargetRef`` names what they scale: HPAs, KEDA's ScaledObjects, OpenShift's
 MachineAutoscalers (the cluster autoscaler's per-MachineSet bounds)."""
 _IRREGULAR_PLURALS = {"Endpoints": "endpoints", "NetworkPolicy": "networkpolicies"}
+
+
+DiffMode = Literal["legacy", "server-side"]
+COMPARE_OPTIONS = "argocd.argoproj.io/compare-options"
+
+
+def app_diff_mode(application: dict[str, Any]) -> DiffMode:
+    """The Application's diff mode from its ``argocd.argoproj.io/compare-options`` annotation (Argo CD's default,
+    when it says nothing, is the legacy three-way diff; a controller-wide ``controller.diff.server.side`` is not
+    visible here)."""
+    options = str(annotations_of(application).get(COMPARE_OPTIONS) or "")
+    flags = {o.strip() for o in options.split(",")}
+    return "server-side" if "ServerSideDiff=true" in flags else "legacy"
 
 
 def meta(obj: dict[str, Any]) -> dict[str, Any]:
@@ -251,6 +264,12 @@ class ContextIndex:
             cns, cname = src.split("/", 1)
             return ObjectRef("Certificate", cname, cns)
         return None
+
+    def diff_mode(self, app: str | None) -> DiffMode | None:
+        """How Argo CD compares the app: ``server-side`` when its compare options say ``ServerSideDiff=true``,
+        else ``legacy``; ``None`` when the Application is not among the inputs."""
+        application = self.applications.get(app or "") if app else None
+        return None if application is None else app_diff_mode(application)
 
     # --- existing ignoreDifferences --------------------------------------------------------------
     def ignore_rules(self, app: str | None) -> list[dict[str, Any]]:

@@ -49,6 +49,8 @@ class Proof:
     source: str
     pattern: str
     certain: bool
+    pruned: bool = False
+    """The field is not declared by the CRD's schema: the server prunes it (not a default)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,33 @@ def proves(
     return None
 
 
+def pruned(version: str, path: Sequence[Token], crd: dict[str, Any] | None) -> Proof | None:
+    """Why a field Git sets in a custom resource is absent live: the CRD's structural schema does not declare it,
+    and the API server prunes undeclared fields (``preserveUnknownFields: false``, the only choice in
+    apiextensions.k8s.io/v1) unless a node on the way keeps unknown fields. Only a CRD that is among the inputs
+    proves it."""
+    if crd is None:
+        return None
+    versions = [v for v in (crd.get("spec") or {}).get("versions") or [] if isinstance(v, dict)]
+    chosen = next((v for v in versions if v.get("name") == version), None)
+    node = (((chosen or {}).get("schema") or {}).get("openAPIV3Schema")) or None
+    for depth, tok in enumerate(path):
+        if not isinstance(node, dict) or node.get("x-kubernetes-preserve-unknown-fields") is True:
+            return None
+        if isinstance(tok, int):
+            node = node.get("items")
+            continue
+        props = node.get("properties")
+        if not isinstance(props, dict) or node.get("additionalProperties") not in (None, False):
+            return None
+        if tok in props:
+            node = props[tok]
+        else:
+            pointer = "/" + "/".join(escape(t) for t in path[: depth + 1])
+            return Proof(_crd_label(crd), pointer, True, pruned=True)
+    return None
+
+
 _ALLOCATED: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ("", "Service"): (
         ("spec", "clusterIP"), ("spec", "clusterIPs"), ("spec", "clusterIPs", "*"), ("spec", "ports", "*", "nodePort"),
@@ -181,7 +210,7 @@ def dropped(
     group: str, kind: str, version: str, path: tuple[Token, ...], value: Any, crd: dict[str, Any] | None
 ) -> Proof | None:
     """Why Git's ``value``, absent live, means the same as absent: it is the default, or a zero the API drops."""
-    proof = proves(group, kind, version, path, value, crd)
+    proof = proves(group, kind, version, path, value, crd) or pruned(version, path, crd)
     if proof is not None:
         return proof
     if value is False or (type(value) in (int, float) and value == 0):

@@ -127,6 +127,7 @@ def explain(
     pairs = pair_objects(desired, live)
     index = ContextIndex.build(context, [lobj for _, lobj in pairs if lobj is not None], live, desired)
     existing_rules = index.ignore_rules(app)
+    report.diff_mode = index.diff_mode(app)
 
     for raw, lobj in pairs:
         dobj = _normalize_desired(raw)
@@ -161,7 +162,7 @@ def explain(
             if existing_rules and _already_ignored(delta, ref, existing_rules, dobj, lobj, entries):
                 report.ignored += 1
                 continue
-            report.findings.append(_finding(delta, inputs))
+            report.findings.append(_finding(delta, inputs, report.diff_mode))
     if report.not_compared:
         report.notes.insert(
             0,
@@ -169,13 +170,15 @@ def explain(
                 count=len(report.not_compared), total=wording.plural(wording.DESIRED_OBJECTS, len(pairs))
             ),
         )
+    if report.diff_mode is not None:
+        report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=app))
     if report.ignored:
         report.notes.append(wording.ALREADY_IGNORED.format(count=wording.plural(wording.DIFFERENCES, report.ignored)))
     report.findings.sort(key=Finding.sort_key)
     return report
 
 
-def _finding(delta: Delta, inp: ObjectInputs) -> Finding:
+def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None) -> Finding:
     ref = inp.ref
     verdict = decide(delta, inp)
     fix = propose(verdict.cause, delta, ref, inp.desired, inp.live, alternative=verdict.alternative,
@@ -191,6 +194,8 @@ def _finding(delta: Delta, inp: ObjectInputs) -> Finding:
         text += f" ({wording.NO_NARROW_RULE})"
     if fix.caution:
         text += f" {fix.caution}"
+    if verdict.server_side_diff_hides and diff_mode == "legacy":
+        text += f" {wording.SERVER_SIDE_DIFF_BETTER}"
     return Finding(
         resource=ref,
         pointer=pointer,

@@ -66,6 +66,9 @@ class Verdict:
     """Who stores the value in its own form or fills it in, when not the API server (a custom resource's webhook)."""
     allocated: bool = False
     """Git leaves empty a field the cluster allocates (clusterIP, nodePort, volumeName): delete it from Git."""
+    server_side_diff_hides: bool = False
+    """Argo CD's server-side diff would not show this difference: its dry-run apply includes the API server's
+    defaulting, canonical forms and the webhooks' mutations."""
 
 
 def entry_text(e: Entry) -> str:

@@ -94,8 +94,20 @@ def by_owner(f: FieldFacts) -> Verdict:
 
 
 def _unowned(f: FieldFacts) -> Verdict:
-    """No entry owns the field: a webhook's own edit (ownership is recorded before mutating admission)."""
+    """No entry owns the field: a webhook's own edit (ownership is recorded before mutating admission), or replicas
+    scaled to 0 through the scale subresource: Scale's ``replicas`` is omitempty, so the API server records an
+    empty field set for the scaler (no entry at all) and takes the field from its previous owner."""
     ev = list(f.evidence)
+    scaler = f.obj.index.scaler_for(f.obj.live) if f.delta.path == ("spec", "replicas") else None
+    if scaler is not None:
+        zero = f.delta.live == 0
+        return Verdict(
+            "autoscaler",
+            "confirmed" if zero else "likely",
+            Writer(object=scaler),
+            (wording.REASON_SCALED_TO_ZERO if zero else wording.REASON_SCALER_UNOWNED).format(what=scaler.label),
+            [wording.EVIDENCE_SCALER.format(scaler=scaler.label), *ev],
+        )
     hooks = f.obj.index.webhooks_for(f.obj.live)
     if hooks:
         h = hooks[0]

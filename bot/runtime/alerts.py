@@ -35,12 +35,14 @@ from bot.errors import ArgoWhyError
 from bot.jobs import ButtonJob, CommandJob, WebhookJob, app_key
 from bot.model import Report
 from bot.runtime.fixflow import FixFlow
+from bot.runtime.fleet import FleetLines
 from bot.runtime.routes import Routed
 from bot.runtime.serial import AppLocks
 from bot.runtime.services import Services
 from bot.slack.poster import SlackRefused
 from bot.slack.render import Alert, Buttons, Message, diff_message, error_message, parent_message, thread_messages
 from bot.slack.render.fixes import FixButtons
+from bot.slack.render.fleet import with_system_offer
 from bot.sources.argocd import ArgoCDError
 from bot.state import DigestItem, ReportState
 from bot.store import ThreadRef, drift_start
@@ -86,6 +88,7 @@ class AnalysisFailed(ArgoWhyError):
 class Alerts:
     def __init__(self, services: Services, fixes: FixFlow, locks: AppLocks, *, backoff_s: float = 0.5) -> None:
         self.s = services
+        self.fleet = FleetLines(services, fixes, locks)
         self.fixes = fixes
         self.router = fixes.router
         self.locks = locks
@@ -156,6 +159,8 @@ class Alerts:
         if ref is None and await self._burst(key, routed.channel):
             item = DigestItem.of(alert, report, channel=routed.channel, route_note=routed.note)
             await self.s.store.add_to_digest(key, item.model_dump(mode="json"))
+            # the fleet index records the channel the app is routed to: the overview shows it there only
+            await self.fleet.index(key, report, routed.channel, "", time.time())
             return
         controls = await self._controls(key, name, ns, alert, report)
         fp = fingerprint(report)
@@ -198,6 +203,7 @@ class Alerts:
             episode = f"reply:{key}:{ref.ts}:{drift_start(ref):.6f}:{fp}"  # ts: a thread in a new channel replies anew
             await self._thread(ref.channel, ref.ts, report, alert, controls, key=episode)
             await self.s.store.save_thread(replace(ref, fingerprint=fp), key)
+        await self.fleet.index(key, report, ref.channel, ref.ts, drift_start(ref))
 
     async def _report(self, job: WebhookJob, ref: ThreadRef | None) -> tuple[Report, float]:
         """The report for an alert, and when its analysis began. Alerts for one app come in bursts (every sync
@@ -260,6 +266,7 @@ class Alerts:
         """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread. An app
         only listed in a digest has no parent to turn green (the digest's message lists others too): its record
         says Synced, so that reminders stop."""
+        await self.s.store.fleet.drop(key)
         if ref is None or ref.status == "synced":
             return
         if ref.in_digest:
@@ -285,6 +292,8 @@ class Alerts:
                       key: str | None = None) -> tuple[str, str]:  # fmt: skip
         """Post the parent (``ts`` None) or update it; a parent with Open PR buttons is remembered."""
         message = parent_message(report, alert, controls.buttons, controls.parent_fixes)
+        if controls.parent_fixes is not None:  # the system-level rule of a fleet-wide finding, beside the app rule
+            message = with_system_offer(message, await self.fleet.offer_for(report))
         if ts is None:
             channel, ts = await self.s.outbox.post(channel, message, key=key)
         else:
@@ -377,6 +386,7 @@ class Alerts:
                 if controls is not None:
                     await self._parent(ref.channel, ref.ts, report, alert, controls)
                     await self.s.store.save_thread(replace(ref, report_state=controls.state), key)
+                    await self.fleet.index(key, report, ref.channel, ref.ts, drift_start(ref))
                 else:
                     await self.turn_green(ref, alert, key)
             if controls is not None:

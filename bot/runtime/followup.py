@@ -7,6 +7,8 @@ For every PR the store remembers (``<p>prs``, written when the PR was opened), o
   PR is forgotten;
 * merged, the app not Synced yet: the thread says "merged, waiting for the sync" once, and the job looks again at
   its next run;
+* a system-level rule (argocd-cm) merged: each covered app's thread is told (:mod:`bot.runtime.systemfix`), the PR
+  is forgotten (the apps turn green through their own alerts once Argo CD compares them again);
 * closed without merging: the thread says so, the Open PR button comes back where the PR's link replaced it, and
   the PR is forgotten (the approvals start again from zero).
 
@@ -28,6 +30,8 @@ from bot.errors import ArgoWhyError
 from bot.model import Alert
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
+from bot.runtime.systemfix import SystemFix
+from bot.runtime.weekly import WeeklyReport
 from bot.slack.render.fixes import PRLink, fix_notice
 from bot.sources.git import GitHost, GitHostError, RepoRef
 from bot.state import ReportState
@@ -87,6 +91,12 @@ class PRFollowUp:
             await self.s.store.forget_pr(fix_id)
             await self._audit(fix_id, record, "closed")
             return 1
+        if record.get("kind") == "system":  # argocd-cm: each covered app's thread is told; their alerts follow
+            await SystemFix(self.s, self.fixes, self.fixes.owner).merged(fix_id, record)
+            await WeeklyReport(self.s).record_merged(record, len(record.get("threads") or {}))
+            await self.s.store.forget_pr(fix_id)
+            await self._audit(fix_id, record, "merged")
+            return 1
         app, ns = str(record["app"]), record.get("app_namespace")
         async with self.s.argocd() as argocd:
             application = await argocd.application(app, ns)
@@ -101,6 +111,7 @@ class PRFollowUp:
         ref = await self.s.store.get_thread(key)
         state = await ReportState.load(self.s.store, ref.report_state) if ref is not None and ref.report_state else None
         await self.turn_green(key, state.alert if state is not None else Alert(app=app, app_namespace=ns))
+        await WeeklyReport(self.s).record_merged(record, 1)
         await self.s.store.forget_pr(fix_id)
         await self._audit(fix_id, record, "merged and synced")
         return 1

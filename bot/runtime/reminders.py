@@ -19,6 +19,7 @@ import logging
 import time
 from datetime import UTC, datetime
 
+from bot.analysis.fleet import group_findings
 from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.model import Alert
 from bot.runtime.services import Services
@@ -110,9 +111,13 @@ class Reminders:
                 rows[ref.channel].append((await self._alert(key, ref), now - drift_start(ref), ref.unsettled_syncs))
         day = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
         listed = 0
+        entries = await self.s.store.fleet.entries(now)
         for channel, found in sorted(rows.items()):
             if found:
+                # one line per fleet-wide finding among the apps routed to this channel
+                mine = {k: e.findings for k, e in entries.items() if e.channel == channel}
+                fleet = group_findings(mine, self.s.settings.runtime.fleet_min_apps)
                 mark = f"summary:{day}" if channel == self.s.channel else f"summary:{day}:{channel}"
-                await self.s.outbox.post(channel, summary_message(found), key=mark)
+                await self.s.outbox.post(channel, summary_message(found, fleet), key=mark)
                 listed += len(found)
         return listed

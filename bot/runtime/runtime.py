@@ -29,6 +29,7 @@ from bot.runtime.reminders import Reminders
 from bot.runtime.scheduler import Scheduled, Scheduler
 from bot.runtime.services import Services
 from bot.runtime.sweep import DeadLetters, Sweep
+from bot.runtime.weekly import WeeklyReport
 from bot.runtime.worker import Worker
 
 log = logging.getLogger("argo_why.runtime")
@@ -68,6 +69,9 @@ class Runtime:
             jobs.append(Scheduled("dead-letters", rt.dead_letter_retry_s, DeadLetters(s).retry))
         if rt.daily_summary_at:
             jobs.append(Scheduled("daily-summary", 0, reminders.summary, at=rt.daily_summary_at))
+        if rt.weekly_report_at:
+            day, _, at = rt.weekly_report_at.partition(" ")
+            jobs.append(Scheduled("weekly-report", 0, WeeklyReport(s).run, at=at, day=day))
         return jobs
 
     async def start(self) -> None:

@@ -42,6 +42,8 @@ class Scheduled:
     run: Callable[[], Awaitable[object]]
     at: str | None = None
     """``HH:MM`` (UTC): daily at that time instead of every ``every_s``."""
+    day: str | None = None
+    """With ``at``: only on that day of the week (``mon`` … ``sun``): weekly."""
 
 
 class Scheduler:
@@ -67,7 +69,7 @@ class Scheduler:
         for job in self.jobs:
             if job.at is not None:
                 hour, _, minute = job.at.partition(":")
-                trigger = CronTrigger(hour=int(hour), minute=int(minute), timezone=UTC)
+                trigger = CronTrigger(day_of_week=job.day or "*", hour=int(hour), minute=int(minute), timezone=UTC)
             else:
                 trigger = IntervalTrigger(seconds=job.every_s)
             sched.add_job(self._guarded(job), trigger, id=job.name, max_instances=1, coalesce=True,

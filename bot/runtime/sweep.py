@@ -8,7 +8,10 @@
   to a digest has no thread, and is not alerted again). A drift with no sync in between after its thread turned
   green (someone edited the cluster; the trigger fires once per sync) reuses a key already seen: it is queued
   under a key of its own, once per state of the app's thread;
-* an app Synced again whose thread still shows drift gets a "Synced" alert: its parent turns green.
+* an app Synced again whose thread still shows drift gets a "Synced" alert: its parent turns green;
+* the fleet index (:mod:`bot.store.fleet`) keeps only apps Argo CD lists as OutOfSync: the others are dropped;
+  the time since the last sweep is counted for each of them by cause (the weekly report's chart), and the App
+  Home tab is published again for everyone who opened it.
 
 Muted apps are left alone (the mute-expiry job looks at them when the mute ends). The queue's dedupe marks make a
 sweep that runs twice, on two replicas or after a crash, queue nothing twice.
@@ -25,7 +28,9 @@ from datetime import datetime
 from typing import Any
 
 from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
+from bot.runtime.overview import DriftOverview
 from bot.runtime.services import Services
+from bot.runtime.weekly import WeeklyReport
 from bot.sources.argocd import ArgoCDError
 from bot.store import drift_start
 
@@ -62,11 +67,14 @@ class Sweep:
             apps = await argocd.applications()
         queued = 0
         now = time.time()
+        out_of_sync: set[str] = set()
         for app in apps:
             body = WebhookBody.of_application(app)
             if body is None:
                 continue
             key = body.app_key
+            if body.sync.status == "OutOfSync":
+                out_of_sync.add(key)
             ref = await self.s.store.get_thread(key)
             drifting = ref is not None and ref.status == "drift"
             if body.sync.status == "Synced" and drifting and ref is not None:
@@ -84,9 +92,20 @@ class Sweep:
                 if await self.s.queue.enqueue_once(mark, DEDUPE_TTL_S, job) is not None:
                     queued += 1
                     break
+        await self._prune_fleet(out_of_sync)
+        await WeeklyReport(self.s).record_hours(time.time(), cap_s=max(2 * self.s.settings.runtime.sweep_s, 60.0))
+        await DriftOverview(self.s).refresh_homes()
         if queued:
             log.info("sweep: alerts Argo CD did not send: %d", queued)
         return queued
+
+    async def _prune_fleet(self, out_of_sync: set[str]) -> None:
+        """Drop from the fleet index every app that is not OutOfSync any more, or that Argo CD no longer lists."""
+        gone = await self.s.store.fleet.app_keys() - out_of_sync
+        for key in sorted(gone):
+            await self.s.store.fleet.drop(key)
+        if gone:
+            log.info("sweep: %d apps Synced or gone left the fleet index", len(gone))
 
 
 class DeadLetters:

@@ -20,14 +20,16 @@ import contextlib
 import logging
 import time
 
-from bot.jobs import ButtonJob, CommandJob, FixJob, Job, JobRejected, NoteJob, WebhookJob, parse_job
+from bot.jobs import ButtonJob, CommandJob, FixJob, HomeJob, Job, JobRejected, NoteJob, WebhookJob, parse_job
 from bot.queue import Entry
 from bot.runtime.alerts import Alerts, AnalysisFailed
 from bot.runtime.fixflow import FixFlow
+from bot.runtime.overview import DriftOverview
 from bot.runtime.serial import AppBusy, AppLocks
 from bot.runtime.services import Services
 from bot.slack.poster import SlackUnavailable
 from bot.slack.render import Message, analysis_failed_message
+from bot.state import SystemFixState
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("argo_why.worker")
@@ -43,6 +45,7 @@ class Worker:
         self.locks = AppLocks(services.store, consumer, lease_s=lock_lease_s)
         self.fixes = FixFlow(services, services.directory, services.git, consumer)
         self.alerts = Alerts(services, self.fixes, self.locks, backoff_s=backoff_s)
+        self.overview = DriftOverview(services)
 
     # --- the loop -------------------------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:
@@ -142,6 +145,8 @@ class Worker:
             return (await self.alerts.router.route(job.app, job.body.app.namespace, job.body.app.project)).channel, None
         if isinstance(job, CommandJob):
             return job.channel, None
+        if isinstance(job, HomeJob):
+            return None, None
         return job.channel, job.thread_ts
 
     # --- jobs -----------------------------------------------------------------------------------
@@ -149,10 +154,16 @@ class Worker:
         match job:
             case WebhookJob():
                 await self.alerts.webhook(job)
+            case CommandJob() if job.command == "drift":
+                await self.overview.command(job)
             case CommandJob():
                 await self.alerts.command(job)
+            case HomeJob():
+                await self.overview.home(job)
             case ButtonJob():
                 await self.alerts.button(job)
+            case FixJob() if job.state.startswith(f"{SystemFixState.KIND}:"):
+                await self.alerts.fleet.system.click(job)
             case FixJob():
                 await self.fixes.click(job)
             case NoteJob():

@@ -133,7 +133,7 @@ class Outbox:
         if key is not None:
             await self._record(key, {"channel": channel, "ephemeral": True})
 
-    async def upload(self, channel: str, thread_ts: str | None, filename: str, content: str, title: str, *,
+    async def upload(self, channel: str, thread_ts: str | None, filename: str, content: str | bytes, title: str, *,
                      key: str | None = None) -> None:  # fmt: skip
         key = self._key(key)
         if key is not None and await self.store.outbox_get(key) is not None:

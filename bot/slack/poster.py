@@ -163,7 +163,8 @@ class SlackPoster:
     async def ephemeral(self, channel: str, user: str, message: Message) -> None:
         await self.call("chat.postEphemeral", channel=channel, user=user, **message.to_dict())
 
-    async def upload(self, channel: str, thread_ts: str | None, filename: str, content: str, title: str) -> None:
+    async def upload(self, channel: str, thread_ts: str | None, filename: str, content: str | bytes,
+                     title: str) -> None:  # fmt: skip
         try:
             await self.client.files_upload_v2(channel=channel, thread_ts=thread_ts, filename=filename,
                                               content=content, title=title)  # fmt: skip

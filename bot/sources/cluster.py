@@ -3,7 +3,9 @@
 What the analysis may use to name a writer: HorizontalPodAutoscalers and KEDA
 ScaledObjects in the drifted objects' namespaces, MutatingWebhookConfigurations,
 the Namespaces themselves (their labels feed webhook namespaceSelectors), Argo
-Rollouts, kube-green SleepInfos, and Argo CD Applications. Only ``list``/``get`` are ever called.
+Rollouts, kube-green SleepInfos, Argo CD Applications, and the CustomResourceDefinitions
+of the drifted custom resources (their schemas prove defaults and pruned fields).
+Only ``list``/``get`` are ever called.
 
 A missing permission (403), an API that is not installed (404, e.g. KEDA absent)
 or an unreachable cluster never fails the analysis: each becomes a line in
@@ -72,8 +74,11 @@ class ClusterSource:
         self._api = api_client
         self.label = label
 
-    async def context_for(self, namespaces: Iterable[str], app_namespace: str | None) -> ClusterContext:
-        """Every context object the analysis uses, for drifted objects in ``namespaces``."""
+    async def context_for(
+        self, namespaces: Iterable[str], app_namespace: str | None, crds: Iterable[str] = ()
+    ) -> ClusterContext:
+        """Every context object the analysis uses, for drifted objects in ``namespaces`` (and the CRDs named
+        ``crds``, ``<plural>.<group>``: one ``get`` each, a missing one is no problem)."""
         from kubernetes import client
 
         out = ClusterContext()
@@ -114,6 +119,10 @@ class ClusterSource:
                 ("SleepInfos", partial(custom.list_cluster_custom_object, "kube-green.com", "v1alpha1", "sleepinfos",
                                        **_RAW)),
             ]  # fmt: skip
+        extensions = client.ApiextensionsV1Api(self._api)
+        for name in sorted(set(crds)):
+            jobs.append((f"CustomResourceDefinition {name}",
+                         partial(extensions.read_custom_resource_definition, name, **_RAW)))  # fmt: skip
         if app_namespace:
             jobs.append((f"Applications in {app_namespace}", partial(
                 custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", app_namespace, "applications",
@@ -139,7 +148,8 @@ def _relevant(obj: dict[str, Any], namespaces: set[str]) -> bool:
     if obj.get("kind") == "Namespace":
         return meta.get("name") in namespaces
     ns = meta.get("namespace")
-    return ns is None or ns in namespaces or obj.get("kind") in ("Application", "MutatingWebhookConfiguration")
+    kinds = ("Application", "MutatingWebhookConfiguration", "CustomResourceDefinition")
+    return ns is None or ns in namespaces or obj.get("kind") in kinds
 
 
 def _api_client(kubeconfig: str | None, context: str | None) -> Any:

@@ -61,6 +61,8 @@ key                                    value                                    
 ``<p>buttons:<fix_id>``                hash ``channel:ts:block_id`` -> JSON place of an Open   ``ttl_s`` of the last
                                        PR button for that fix (all become the PR's link)       add (14 days)
 =====================================  ======================================================  ======================
+
+The fleet index's keys (``<p>fleet:apps``, ``<p>fleet:sig:<sig_id>``) are listed in :mod:`bot.store.fleet`.
 """
 
 from __future__ import annotations

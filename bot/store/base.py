@@ -13,6 +13,7 @@ import secrets
 from typing import Any, Protocol
 
 from bot.errors import ArgoWhyError
+from bot.store.fleet import FleetIndex
 from bot.store.records import ThreadRef
 
 log = logging.getLogger("bot.store")
@@ -40,6 +41,11 @@ class StoreUnavailable(ArgoWhyError):
 
 
 class Store(Protocol):
+    @property
+    def fleet(self) -> FleetIndex:
+        """The fleet index (:mod:`bot.store.fleet`): the current findings of every OutOfSync app."""
+        ...
+
     async def ping(self) -> None: ...
 
     async def first_seen(self, key: str, ttl_s: int) -> bool:

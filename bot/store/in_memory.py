@@ -24,6 +24,7 @@ from bot.store.base import (
     new_state_id,
     thread_from_json,
 )
+from bot.store.fleet import MemoryFleetIndex
 from bot.store.records import ThreadRef
 
 
@@ -57,6 +58,7 @@ class MemoryStore:
         self._messages: dict[str, tuple[str, float]] = {}
         self._buttons: dict[str, tuple[dict[str, str], float]] = {}
         self._writes = 0
+        self.fleet = MemoryFleetIndex()
 
     def _wrote(self) -> None:
         self._writes += 1

@@ -145,3 +145,15 @@ LOCATE_PARENT_NO_SOURCE = "The parent Application {parent} has no source argo-wh
 LOCATE_NOT_PLAIN = "The Application's source is {type}, not plain YAML, so the manifest cannot be edited directly."
 LOCATE_NO_SOURCE = "The Application has no source argo-why can read."
 PR_CANNOT_EDIT = "the file cannot be edited safely."
+
+# --- a system-level rule (argocd-cm) ---
+PR_SYSTEM_TITLE = "argo-why: system-level rule for {what} ({count} apps)"
+PR_SYSTEM_INTRO = (
+    "The same drift is in {count} applications: {what}. Instead of one rule per application, this adds the narrowest "
+    "system-level rule to argocd-cm (`{key}`)."
+)
+PR_SYSTEM_APPS = "### The applications it covers"
+PR_SYSTEM_RADIUS = "### What else it hides (checked against every application argo-why could read)"
+PR_SYSTEM_RADIUS_NONE = "Nothing beyond this drift, in the {checked} applications checked."
+PR_SYSTEM_UNCHECKED = "Not checked (argo-why could not read them): {apps}."
+PR_SYSTEM_NO_THREAD = "{app} (listed in a digest, no thread)"

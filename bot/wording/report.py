@@ -258,6 +258,11 @@ REASON_DROPPED_DEFAULT = (
     "Git writes the default explicitly and the stored object leaves it out ({source}): absent means the same"
 )
 EVIDENCE_DEFAULT = "known default, from {source}: {pattern}"
+REASON_PRUNED = (
+    "{source} does not declare this field, so the API server prunes it when it stores the object: remove it from "
+    "Git, or declare it in the CRD"
+)
+EVIDENCE_PRUNED = "{source} declares no {pattern} (and keeps no unknown fields there)"
 REASON_MASKED_RENDER = (
     "Argo CD applied this same revision at its last sync and wrote another value than it renders now (Secret "
     "values are masked, so the renders themselves cannot be compared)"
@@ -300,6 +305,21 @@ AN_AUTOSCALER = "an autoscaler"
 VIA_SCALE = " through the scale subresource"
 REASON_AUTOSCALER = "{what} sets the replica count ({manager}{via})"
 EVIDENCE_SCALER = "{scaler} targets this object"
+DIFF_MODE_NOTE = {
+    "legacy": "Argo CD compares {app} with its legacy three-way diff (no ServerSideDiff=true compare option).",
+    "server-side": "Argo CD compares {app} with server-side diff (ServerSideDiff=true): a dry-run apply on the API "
+    "server predicts the live object, defaults and webhook changes included.",
+}
+SERVER_SIDE_DIFF_BETTER = (
+    "This app uses Argo CD's legacy diff; under server-side diff (compare option ServerSideDiff=true) the dry-run "
+    "includes this value and the difference does not show, so enabling it for this app is the better fix than a "
+    "rule."
+)
+REASON_SCALED_TO_ZERO = (
+    "{what} scaled it to zero through the scale subresource, which records no field manager for a 0 (the Scale's "
+    "replicas is omitempty), so nobody owns the field"
+)
+REASON_SCALER_UNOWNED = "{what} targets this object and no field manager owns the replica count"
 REASON_PERSON = "a person changed it with {manager}"
 REASON_SCALER_TOO = "; {scaler} also targets this {kind} and will overwrite it"
 EVIDENCE_SCALER_TOO = "{scaler} also targets this {kind} and will overwrite the replica count"
@@ -378,6 +398,23 @@ WRITE_LOOP = (
     "overwrite each other ({attempts}, {syncs} of this revision in the last hour). "
     "Fix the ownership before anything else."
 )
+
+# --- the system-level rule of a fleet-wide drift (bot/analysis/systemrule.py) ---
+AND_MORE = " and {count} more"
+SYSTEM_RULE_WHOLE_SECTION = "no system-level rule: {path} is a whole section, and hiding it in every app is too broad"
+SYSTEM_RULE_HIDES_GIT = (
+    "no system-level rule: it would also hide {count} Git-managed fields in other objects, whose Git changes would "
+    "stop syncing: {fields}"
+)
+SYSTEM_RULE_UNCHECKED = (
+    "no system-level rule: {count} of the {total} apps could not be checked (more than 1 in 10), so what it would "
+    "hide is not known: {apps}"
+)
+
+# --- the weekly report's chart (bot/report/chart.py) ---
+CHART_TITLE = "OutOfSync hours by cause, per week"
+CHART_Y = "app-hours OutOfSync"
+CHART_EMPTY = "No OutOfSync time recorded in these weeks"
 
 # --- The drift page (bot/report/page_model.py, bot/report/templates/) ---
 # The page's own labels are in its template (bot/report/templates/page.html); these name what it shows.

@@ -14,6 +14,8 @@ BAD_DURATION = "Give a duration from 1m to 30d, such as `30m`, `2h` or `1d12h`: 
 MUTED = "<@{user}> muted alerts for `{app}` for {duration}."
 STORE_DOWN = "argo-why cannot reach its state store right now; nothing was queued. Try again in a minute."
 WORKING = "Looking into `{app}`…"
+WORKING_OVERVIEW = "Gathering the drift overview…"
+BAD_PAGE = "Give a page number: `/argo drift 2`."
 STATE_EXPIRED = "This message is too old for its buttons; run `/argo why <app>` for a fresh analysis."
 NOTE_RECHECKED = "Re-checked by <@{user}>: {summary}"
 SYNCED_NOW = "`{app}` is Synced: nothing left to explain."
@@ -189,6 +191,7 @@ SLACK_HELP_COMMANDS: tuple[tuple[str, str], ...] = (
     ("/argo why <app>", "why the app is OutOfSync: which controller rewrites which field, and the fix"),
     ("/argo diff <app>", "Git against live, for the fields that differ"),
     ("/argo mute <app> <duration>", "no alerts for the app for a while, for example 24h or 30m"),
+    ("/argo drift [page]", "every OutOfSync app of this channel, grouped by cause and writer, fleet-wide first"),
     ("/argo help", "this message"),
 )
 SLACK_HELP_FOOTER = (
@@ -259,6 +262,63 @@ SLACK_PR_NO_GIT = "Pull requests are not configured (GIT_PROVIDER is unset): cop
 SLACK_PR_MERGED = "{icon} PR {link} was merged and {app} is Synced again."
 SLACK_PR_MERGED_WAITING = "PR {link} was merged; argo-why will say when {app} is Synced."
 SLACK_PR_CLOSED = "PR {link} was closed without merging: the Open PR button is back."
+
+
+# --- the fleet (bot/slack/render/fleet.py) ---
+SLACK_ICON_FLEET = ":globe_with_meridians:"
+SLACK_FLEET_LINE = "The same in {others}: {names}. ({field} of {kind}, written by {writer})"
+SLACK_OTHER_APPS = ("{count} other app", "{count} other apps")
+SLACK_FLEET_RULE = "A system-level rule covers all {count} apps: {rule} under {key} of argocd-cm. {radius}"
+SLACK_FLEET_RADIUS_NONE = "It hides nothing else in the {checked} apps checked."
+SLACK_FLEET_RADIUS = "Beyond this drift it also hides {fields} in {objects} of {apps}: {names}."
+SLACK_FLEET_UNCHECKED = ("{count} app could not be checked.", "{count} apps could not be checked.")
+SLACK_FLEET_NO_RULE = "No system-level rule is offered: {reason}"
+SLACK_BUTTON_SYSTEM_RULE = "Open PR: system-level rule"
+SLACK_SYSTEM_CONFIRM_TITLE = "Open a PR to argocd-cm?"
+SLACK_SYSTEM_CONFIRM_TEXT = (
+    "argo-why will propose {rule} under {key} of argocd-cm, for {count} apps. Two different approvers are needed."
+)
+SLACK_SYSTEM_APPROVED_PARTLY = (
+    "Approved {count} of 2 by {approvers}: the system-level rule {rule} for {what}. A second, different approver "
+    "opens the PR."
+)
+SLACK_SYSTEM_MERGED = "The system-level rule for this drift was merged: {link} ({key} of argocd-cm)."
+SLACK_FIELDS_COUNT = ("{count} field", "{count} fields")
+SLACK_OBJECTS_COUNT = ("{count} object", "{count} objects")
+SLACK_ARGOCD_CM = "argocd-cm"
+SLACK_CM_NOT_IN_FILE = "{path} in {repo} (ARGOCD_CM_DEFINITION) holds neither the argocd-cm ConfigMap nor Helm values."
+SLACK_CM_NO_BRANCH = "no branch of the repository matches ARGOCD_CM_DEFINITION ({url})."
+SLACK_CM_NO_APP = "no Application manages the Argo CD namespace ({namespace}), and ARGOCD_CM_DEFINITION is not set."
+SLACK_CM_NOT_FOUND = (
+    "the Application {app} manages the Argo CD namespace, but no file of its source holds the argocd-cm ConfigMap or "
+    "argo-helm values; set ARGOCD_CM_DEFINITION to the file's URL."
+)
+
+# --- the drift overview: /argo drift, App Home (bot/slack/render/overview.py) ---
+SLACK_OVERVIEW_TITLE = "Drift overview: {apps} OutOfSync, {groups}"
+SLACK_OVERVIEW_GROUPS = ("{count} cause", "{count} causes")
+SLACK_OVERVIEW_EMPTY = "No app argo-why knows of is OutOfSync here."
+SLACK_OVERVIEW_FLEET = "Fleet-wide"
+SLACK_OVERVIEW_GROUP = "{cause} by {writer}: {apps}"
+SLACK_OVERVIEW_FIELDS = "top fields: {fields}"
+SLACK_OVERVIEW_APP = "{app}: drifting for {duration}{flags}"
+SLACK_OVERVIEW_MUTED = "muted"
+SLACK_OVERVIEW_PR = "PR open"
+SLACK_OVERVIEW_PAGE = "Page {page} of {pages}. Next: /argo drift {next}"
+SLACK_OVERVIEW_LAST_PAGE = "Page {page} of {pages}."
+SLACK_SUMMARY_FLEET_LINE = "Fleet-wide: {field} of {kind} written by {writer} in {apps}"
+
+# --- the weekly report (bot/slack/render/weekly.py) ---
+SLACK_WEEKLY_TITLE = "Weekly drift report, {week}"
+SLACK_WEEKLY_CHART = "The chart of OutOfSync hours by cause over the last {weeks} weeks is in the thread."
+SLACK_WEEKLY_LONGEST = "Drifting longest:"
+SLACK_WEEKLY_LONGEST_LINE = "{app}: {duration}"
+SLACK_WEEKLY_NONE_DRIFTING = "No app is drifting now."
+SLACK_WEEKLY_MERGED = "Rules merged this week:"
+SLACK_WEEKLY_MERGED_LINE = "{link}: ended the drift of {apps}"
+SLACK_WEEKLY_NONE_MERGED = "No rule was merged this week."
+SLACK_WEEKLY_CHART_TITLE = "OutOfSync hours by cause"
+
 
 # --- many teams, one bot (routing, approvers per project, visibility) ------------------------------------------------
 ROUTE_SOURCES = {

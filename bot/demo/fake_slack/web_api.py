@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bot.demo.fake_slack import views
 from bot.demo.fake_slack.wire import (
     BOT_ID,
     BOT_NAME,
@@ -71,6 +72,7 @@ class WebApi:
         self._users: dict[str, JSON] = {}
         self._usergroups: dict[str, list[str]] = {}
         self._files: dict[str, JSON] = {}
+        self.homes: dict[str, JSON] = {}  # views.publish: the App Home view of each user
         self._response_posts: dict[str, int] = {}
         self._last_ts_us = 0
         self._counter = 0
@@ -88,6 +90,7 @@ class WebApi:
             "usergroups.users.list": self._usergroup_users,
             "files.getUploadURLExternal": self._get_upload_url,
             "files.completeUploadExternal": self._complete_upload,
+            "views.publish": lambda params: views.publish(self.homes, params),
         }
 
     # -- model helpers ----------------------------------------------------------------------------------------------

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.analysis.fleet import FleetGroup
 from bot.slack.render.blocks import Message, context, message, section
-from bot.slack.render.escaping import cut_note, escape, fill, in_code, plural
+from bot.slack.render.escaping import code, cut_note, escape, fill, in_code, plural
 from bot.slack.render.inputs import Alert
 from bot.slack.render.phrases import app_md
 from bot.wording import slack as wording
@@ -45,8 +46,9 @@ def mute_ended_message(alert: Alert, user: str | None) -> Message:
     )
 
 
-def summary_message(rows: Sequence[tuple[Alert, float, int]]) -> Message:
-    """The daily summary: (alert, seconds drifting, unsettled syncs) of the apps drifting longest, longest first."""
+def summary_message(rows: Sequence[tuple[Alert, float, int]], fleet: Sequence[FleetGroup] = ()) -> Message:
+    """The daily summary: (alert, seconds drifting, unsettled syncs) of the apps drifting longest, longest first;
+    then one line per fleet-wide finding (``fleet``)."""
     note = cut_note("<app>")
     shown = rows[:SUMMARY_SIZE]
     apps = plural(wording.SLACK_APPS, len(shown))
@@ -57,6 +59,18 @@ def summary_message(rows: Sequence[tuple[Alert, float, int]]) -> Message:
                                  **{k: escape(v) for k, v in values.items()}))  # fmt: skip
         plain.append(wording.SLACK_SUMMARY_LINE.format(app=alert.app, **values))
     title = wording.SLACK_SUMMARY_TITLE.format(apps=apps)
-    blocks = [section(f"{wording.SLACK_ICON_DRIFT} *{escape(title)}*", note), section("\n".join(lines), note),
-              context([escape(wording.SLACK_SUMMARY_HINT)], note)]  # fmt: skip
+    blocks = [section(f"{wording.SLACK_ICON_DRIFT} *{escape(title)}*", note), section("\n".join(lines), note)]
+    fleet_lines = []
+    for g in [g for g in fleet if g.fleet_wide][:SUMMARY_SIZE]:
+        fleet_lines.append(f"{wording.SLACK_ICON_FLEET} " + fill(
+            wording.SLACK_SUMMARY_FLEET_LINE, field=code(g.path), kind=code(g.group_kind), writer=code(g.writer),
+            apps=escape(plural(wording.SLACK_APPS, len(g.apps)))))  # fmt: skip
+        plain.append(
+            wording.SLACK_SUMMARY_FLEET_LINE.format(
+                field=g.path, kind=g.group_kind, writer=g.writer, apps=plural(wording.SLACK_APPS, len(g.apps))
+            )
+        )
+    if fleet_lines:
+        blocks.append(section("\n".join(fleet_lines), note))
+    blocks.append(context([escape(wording.SLACK_SUMMARY_HINT)], note))
     return message(f"{title}: " + "; ".join(plain), blocks)
