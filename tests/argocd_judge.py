@@ -158,13 +158,14 @@ def assert_rule_holds(
             cases.append((f"someone changes {pointer} live", desired, live_change))
     if cases:
         answer = argocd_diff.diff([(d, lv) for _, d, lv in cases], **kw)
-        hidden = [i for i, r in enumerate(answer.resources) if not r.modified]
-        if hidden:
+        unseen = [i for i, r in enumerate(answer.resources) if not r.modified]
+        hidden: list[str] = []
+        if unseen:
             # a change Argo CD does not see even without the rule is not the rule's doing (a port renamed under
             # the two-way diff of an object without last-applied-configuration, for one)
             kw_without = {**kw, "ignore_differences": []}
-            again = argocd_diff.diff([(cases[i][1], cases[i][2]) for i in hidden], **kw_without).resources
-            hidden = [cases[i][0] for i, r in zip(hidden, again, strict=True) if r.modified]
+            again = argocd_diff.diff([(cases[i][1], cases[i][2]) for i in unseen], **kw_without).resources
+            hidden = [cases[i][0] for i, r in zip(unseen, again, strict=True) if r.modified]
         if hidden:
             raise RuleDoesNotHold(
                 f"{label} ({mode}): {json.dumps(list(rules))} hides more than it states ({stated}): "
