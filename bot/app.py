@@ -30,20 +30,35 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.clients import argocd_factory, clusters, git_factory
 from bot.config import Settings, required
-from bot.health import OK, SlackAuth, store_state
+from bot.health import OK, Readiness, SlackAuth, store_state
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
 from bot.runtime import Runtime, Services
+from bot.slack.channels import Channels
 from bot.slack.directory import Directory
 from bot.slack.outbox import Outbox
 from bot.slack.poster import SlackPoster, make_client
 from bot.store import MemoryStore, RedisStore, Store, StoreUnavailable
 from bot.view import view_page
+from bot.wording import cli as wording
 from handlers.slack import register
 from handlers.slack_http import slack_events as guarded_slack_events
 from handlers.webhook import argocd_webhook
 
 log = logging.getLogger("argo_why")
+
+
+class _SameToken(logging.Filter):
+    """Drops Bolt's "`token` will be unused" warning. Bolt reads SLACK_BOT_TOKEN from the environment by itself
+    (``token or os.environ.get(...)``) even when it is given a client, and warns that the token it found is unused:
+    with our client built from that very variable, nothing is unused, and the line would only alarm an operator."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "`token` will be unused" not in record.getMessage()
+
+
+_BOLT_LOG = logging.getLogger("argo_why.bolt")
+_BOLT_LOG.addFilter(_SameToken())
 
 
 def build_services(settings: Settings, metrics: Metrics | None = None) -> Services:
@@ -63,6 +78,7 @@ def build_services(settings: Settings, metrics: Metrics | None = None) -> Servic
                     outbox=Outbox(poster, store),
                     argocd=argocd_factory(settings.argocd), cluster=clusters(settings.argocd),
                     directory=Directory(poster), channel=required(slack.channel, "SLACK_CHANNEL"),
+                    channels=Channels(poster),
                     git=git_factory(settings.git))  # fmt: skip
 
 
@@ -73,6 +89,7 @@ def build_bolt(services: Services) -> AsyncApp:
         signing_secret=s.signing_secret.get_secret_value() if s.signing_secret else None,
         request_verification_enabled=not s.socket_mode,
         process_before_response=True,
+        logger=_BOLT_LOG,
     )
     register(bolt, services)
     return bolt
@@ -82,7 +99,8 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
     bolt = build_bolt(services)
     slack_handler = AsyncSlackRequestHandler(bolt)
     runtime = runtime if runtime is not None else Runtime(services)
-    slack_auth = SlackAuth(services.poster.auth_ok, services.metrics)
+    slack_auth = SlackAuth(services.poster.token_problem, services.metrics)
+    readiness = Readiness()
     metrics_port = services.settings.runtime.metrics_port
 
     async def webhook(request: Request) -> Response:
@@ -100,7 +118,9 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
     async def readyz(_: Request) -> Response:
         checks = {"store": await store_state(services.store)}
         ok = all(v == OK for v in checks.values())
-        body = {"ready": ok, "checks": checks, "info": {"slack_auth": slack_auth.current()}}
+        readiness.seen(ok, checks)
+        info = {"slack_auth": slack_auth.current(), "slack_token_problem": slack_auth.error}
+        body = {"ready": ok, "checks": checks, "info": info}
         return JSONResponse(body, status_code=200 if ok else 503)
 
     async def metrics(_: Request) -> Response:
@@ -192,7 +212,11 @@ def server_for(app: Starlette, settings: Settings, host: str = "0.0.0.0") -> tup
     return server, [listening_socket(host, p) for p in ports]
 
 
-def serve(app: Starlette, settings: Settings) -> None:
-    """Run the bot until SIGTERM/SIGINT (``argo-why serve``)."""
-    server, sockets = server_for(app, settings)
+def serve(app: Starlette, settings: Settings, host: str = "0.0.0.0") -> None:
+    """Run the bot until SIGTERM/SIGINT (``argo-why serve``), having said where it listens and with what."""
+    server, sockets = server_for(app, settings, host)
+    metrics_port = settings.runtime.metrics_port
+    metrics = wording.SERVE_METRICS_PORT.format(port=metrics_port) if metrics_port is not None else ""
+    log.info(wording.SERVE_LISTENING.format(host=host, port=settings.runtime.port, metrics=metrics))
+    log.info(wording.SERVE_SETTINGS.format(settings=settings.summary()))
     server.run(sockets=sockets)

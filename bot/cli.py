@@ -113,17 +113,20 @@ def cmd_why(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    import asyncio
     import logging
 
     from bot.app import build_app, build_services, serve
     from bot.config import load_settings
+    from bot.runtime.routes import check_channel_routes
 
-    settings = load_settings()
-    settings.check_serve()
+    settings = load_settings(serve=True)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     for chatty in ("httpx", "apscheduler"):  # a line per request, per scheduled run: not what an operator reads
         logging.getLogger(chatty).setLevel(logging.WARNING)
-    serve(build_app(build_services(settings)), settings)
+    services = build_services(settings)
+    asyncio.run(check_channel_routes(services))  # an unknown channel name in CHANNEL_ROUTES stops here, in words
+    serve(build_app(services), settings)
     return EXIT_CLEAN
 
 

@@ -6,20 +6,24 @@ DESIGN.md section 4 lists (the names are the contract, the grouping is ours). Th
 hands each client the plain values of its group, so a client never sees the whole settings object.
 
 A missing or malformed value stops the command with one line naming the variable
-(:class:`ConfigError`), never a traceback. Secrets are ``SecretStr`` so that they never appear in a
+(:class:`ConfigError`), never a traceback; every such value is reported at once, one line each, so that one
+run shows all there is to fix. Secrets are ``SecretStr`` so that they never appear in a
 repr, a log line or an error message.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
 from bot.errors import ArgoWhyError
+from bot.routing import RouteError, parse_approver_routes, parse_channel_routes
+from bot.wording import cli as wording
 
 _DESCRIPTIONS = {
     "SLACK_BOT_TOKEN": "the bot token (xoxb-...) of the Slack app",
@@ -36,16 +40,27 @@ T = TypeVar("T")
 
 
 class ConfigError(ArgoWhyError):
-    """A configuration variable is missing or malformed."""
+    """A configuration variable is missing or malformed (or several: one line each, see :meth:`of`)."""
 
     exit_code = 2
+
+    @classmethod
+    def of(cls, problems: list[str]) -> ConfigError:
+        """One error for every problem found: the line itself when there is one, else a count and a line each."""
+        if len(problems) == 1:
+            return cls(problems[0])
+        return cls("\n".join([wording.SETTINGS_PROBLEMS.format(count=len(problems)), *(f"  {p}" for p in problems)]))
+
+
+def _unset(name: str) -> str:
+    hint = _DESCRIPTIONS.get(name, "")
+    return f"{name} is not set" + (f": {hint}" if hint else "")
 
 
 def required(value: T | None, name: str) -> T:
     """``value``, or :class:`ConfigError` naming the variable ``name`` (with a hint) when it is not set."""
     if value is None or value == "":
-        hint = _DESCRIPTIONS.get(name, "")
-        raise ConfigError(f"{name} is not set" + (f": {hint}" if hint else ""))
+        raise ConfigError(_unset(name))
     return value
 
 
@@ -118,6 +133,16 @@ class SlackSettings(_Group):
     api_url: str | None = Field(None, validation_alias="SLACK_API_URL")
     channel_interval_s: float = Field(1.0, ge=0, le=60, validation_alias="SLACK_CHANNEL_INTERVAL")
     """Seconds between two messages to one channel (Slack allows about one per second per channel)."""
+    channel_routes: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict, validation_alias="CHANNEL_ROUTES")
+    """AppProject glob -> channel (ID or ``#name``), first match wins (format: :mod:`bot.routing`)."""
+
+    @field_validator("channel_routes", mode="before")
+    @classmethod
+    def _routes(cls, v: object) -> object:
+        try:
+            return parse_channel_routes(v)
+        except RouteError as e:
+            raise ValueError(str(e)) from None
 
     @field_validator("api_url")
     @classmethod
@@ -150,6 +175,10 @@ class GitSettings(_Group):
     api_url: str | None = Field(None, validation_alias="GIT_API_URL")
     approvers: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias="APPROVERS")
     approvals_required: Literal[1, 2] = Field(1, validation_alias="APPROVALS_REQUIRED")
+    approver_routes: Annotated[dict[str, list[str]], NoDecode] = Field(
+        default_factory=dict, validation_alias="APPROVER_ROUTES"
+    )
+    """AppProject glob -> user and user-group IDs who may approve its apps' fixes; unmatched projects: ``APPROVERS``."""
     pr_poll_s: float = Field(60.0, ge=1, le=3600, validation_alias="PR_POLL_SECONDS")
     """How often the pull requests argo-why opened are looked at (merged, closed)."""
 
@@ -173,6 +202,14 @@ class GitSettings(_Group):
                 raise ValueError("must be 1 or 2")
             return int(v)
         return v
+
+    @field_validator("approver_routes", mode="before")
+    @classmethod
+    def _approver_routes(cls, v: object) -> object:
+        try:
+            return parse_approver_routes(v)
+        except RouteError as e:
+            raise ValueError(str(e)) from None
 
     @field_validator("approvers", mode="before")
     @classmethod
@@ -285,30 +322,101 @@ class Settings(BaseModel):
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     view: ViewSettings = Field(default_factory=ViewSettings)
 
-    def check_serve(self) -> None:
-        """What ``argo-why serve`` cannot start without; :class:`ConfigError` naming the first one missing."""
-        required(self.slack.bot_token, "SLACK_BOT_TOKEN")
-        required(self.slack.channel, "SLACK_CHANNEL")
-        required(self.argocd.url, "ARGOCD_URL")
-        required(self.argocd.token, "ARGOCD_TOKEN")
-        required(self.runtime.webhook_token, "WEBHOOK_TOKEN")
+    def summary(self) -> str:
+        """``NAME=value`` for every variable that is set, for the start-up log: a secret only says ``(set)``, and a
+        URL loses its user and password (``redis://:pw@redis`` is ``redis://redis``)."""
+        parts: list[str] = []
+        for group in (self.slack, self.argocd, self.redis, self.git, self.runtime, self.view):
+            for field_name, field in type(group).model_fields.items():
+                value = getattr(group, field_name)
+                if value is None or value == [] or value == {}:
+                    continue
+                shown: object
+                if isinstance(value, SecretStr):
+                    shown = "(set)"
+                elif isinstance(value, str) and "://" in value:
+                    shown = _without_credentials(value)
+                elif isinstance(value, list):
+                    shown = ",".join(map(str, value))
+                elif isinstance(value, dict):
+                    shown = ",".join(f"{k}={v}" for k, v in value.items())
+                else:
+                    shown = value
+                parts.append(f"{field.validation_alias}={shown}")
+        return " ".join(parts)
+
+    def missing_for_serve(self, *, skip: frozenset[str] = frozenset()) -> list[str]:
+        """What ``argo-why serve`` cannot start without, one line per unset variable (those in ``skip``, already
+        reported as malformed, are not said twice)."""
+        needed: list[tuple[object, str]] = [
+            (self.slack.bot_token, "SLACK_BOT_TOKEN"), (self.slack.channel, "SLACK_CHANNEL"),
+            (self.argocd.url, "ARGOCD_URL"), (self.argocd.token, "ARGOCD_TOKEN"),
+            (self.runtime.webhook_token, "WEBHOOK_TOKEN"),
+        ]  # fmt: skip
         if not self.slack.socket_mode:
-            required(self.slack.signing_secret, "SLACK_SIGNING_SECRET")
+            needed.append((self.slack.signing_secret, "SLACK_SIGNING_SECRET"))
         if self.git.provider is not None:
-            required(self.git.token, "GIT_TOKEN")
+            needed.append((self.git.token, "GIT_TOKEN"))
             if self.git.provider == "gitlab":
-                required(self.git.api_url, "GIT_API_URL")
+                needed.append((self.git.api_url, "GIT_API_URL"))
+        return [_unset(name) for value, name in needed if (value is None or value == "") and name not in skip]
+
+    def check_serve(self) -> None:
+        """What ``argo-why serve`` cannot start without; :class:`ConfigError` naming every one missing."""
+        missing = self.missing_for_serve()
+        if missing:
+            raise ConfigError.of(missing)
 
 
-def load_settings() -> Settings:
-    """Read the environment; a malformed value raises :class:`ConfigError` naming the variable."""
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+G = TypeVar("G", bound=_Group)
+
+
+def _read_group(group: type[G], problems: list[str], invalid: set[str]) -> G:
+    """The group from the environment; its malformed variables are added to ``problems`` (one line each) and
+    ``invalid``, and the group is read again with them at their defaults, so that what is missing can be told too."""
     try:
-        return Settings()
-    except ValidationError as e:
-        err = e.errors()[0]
-        loc = err.get("loc") or ()
-        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
-        # a check across variables (a model validator) has no location: its message names them
-        raise ConfigError(f"{loc[-1]}: {msg}" if loc else msg) from None
+        return group()
     except SettingsError as e:
-        raise ConfigError(str(e)) from None
+        problems.append(str(e))
+        return cast(G, group.model_construct())
+    except ValidationError as e:
+        defaults: dict[str, object] = {}
+        for err in e.errors():
+            msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+            loc = err.get("loc") or ()
+            name = str(loc[0]) if loc else ""
+            problems.append(f"{name}: {msg}" if name else msg)
+            field = next((f for f in group.model_fields.values() if f.validation_alias == name), None)
+            if field is not None:
+                invalid.add(name)
+                defaults[name] = field.get_default(call_default_factory=True)
+    try:
+        # init values come before the environment: the malformed variables read as their defaults
+        return cast(G, cast(Any, group)(**defaults))
+    except ValidationError:
+        return cast(G, group.model_construct())
+
+
+def load_settings(*, serve: bool = False) -> Settings:
+    """Read the environment; every malformed value (and, for ``serve``, every missing one) is reported at once:
+    :class:`ConfigError` with one line per variable."""
+    problems: list[str] = []
+    invalid: set[str] = set()
+    settings = Settings.model_construct(
+        argocd=_read_group(ArgoCDSettings, problems, invalid), slack=_read_group(SlackSettings, problems, invalid),
+        redis=_read_group(RedisSettings, problems, invalid), git=_read_group(GitSettings, problems, invalid),
+        runtime=_read_group(RuntimeSettings, problems, invalid), view=_read_group(ViewSettings, problems, invalid),
+    )  # fmt: skip
+    if serve:
+        problems += settings.missing_for_serve(skip=frozenset(invalid))
+    if problems:
+        raise ConfigError.of(problems)
+    return Settings(argocd=settings.argocd, slack=settings.slack, redis=settings.redis, git=settings.git,
+                    runtime=settings.runtime, view=settings.view)  # fmt: skip

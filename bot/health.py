@@ -8,17 +8,25 @@ Slack's ``auth.test`` is still watched (:class:`SlackAuth`) so that an operator 
 answer is in the ``/readyz`` body (``info.slack_auth``) and in the ``argo_why_slack_auth_ok`` gauge of
 ``/metrics``. It is refreshed in the background when older than :data:`SLACK_TTL_S`; a probe never waits for Slack,
 so a slow Slack cannot make a probe time out either.
+
+The reason Slack gives (the Web API's error, such as ``invalid_auth``) is logged once when it is first known at
+start-up and again only when the state flips (``ok`` to ``failed`` or back), never on every check; it is also in
+the ``/readyz`` body (``info.slack_auth_error``). The same holds for readiness itself (:class:`Readiness`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Awaitable, Callable
 
 from bot.metrics import Metrics
 from bot.store import Store, StoreUnavailable
+from bot.wording import cli as wording
+
+log = logging.getLogger("argo_why.health")
 
 STORE_TIMEOUT_S = 2.0
 """The chart's readiness probe waits longer than this (timeoutSeconds), so a slow Redis reads as "not ready" in the
@@ -47,13 +55,15 @@ class SlackAuth:
     (never two at a time); the task is kept here and cancelled by :meth:`close`.
     """
 
-    def __init__(self, check: Callable[[], Awaitable[bool]], metrics: Metrics, *, ttl_s: float = SLACK_TTL_S,
+    def __init__(self, check: Callable[[], Awaitable[str | None]], metrics: Metrics, *, ttl_s: float = SLACK_TTL_S,
                  timeout_s: float = SLACK_TIMEOUT_S) -> None:  # fmt: skip
+        """``check`` answers ``None`` when Slack accepts the token, else the reason it does not."""
         self._check = check
         self._metrics = metrics
         self._ttl_s = ttl_s
         self._timeout_s = timeout_s
         self.state = UNKNOWN
+        self.error: str | None = None
         self._at: float | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -65,15 +75,39 @@ class SlackAuth:
 
     async def _refresh(self) -> None:
         try:
-            ok = await asyncio.wait_for(self._check(), self._timeout_s)
+            error = await asyncio.wait_for(self._check(), self._timeout_s)
         except TimeoutError:
-            ok = False
-        self.state = OK if ok else FAILED
+            error = wording.SLACK_AUTH_TIMEOUT.format(seconds=self._timeout_s)
+        state = OK if error is None else FAILED
+        if state != self.state:  # the first answer, and every flip: once each, not on every check
+            if error is not None:
+                log.warning(wording.SLACK_AUTH_FAILED.format(error=error))
+            else:
+                log.info(wording.SLACK_AUTH_OK if self.state == UNKNOWN else wording.SLACK_AUTH_BACK)
+        self.state, self.error = state, error
         self._at = time.monotonic()
-        self._metrics.slack_auth_ok.set(1 if ok else 0)
+        self._metrics.slack_auth_ok.set(1 if error is None else 0)
 
     async def close(self) -> None:
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+
+
+class Readiness:
+    """Whether the replica was ready at the last probe: a change (and the first "not ready") is logged once, with
+    the reason, rather than on every probe."""
+
+    def __init__(self) -> None:
+        self.ready: bool | None = None
+
+    def seen(self, ready: bool, checks: dict[str, str]) -> None:
+        if ready == self.ready:
+            return
+        if not ready:
+            reasons = "; ".join(f"{name}: {state}" for name, state in checks.items() if state != OK)
+            log.warning(wording.NOT_READY.format(reasons=reasons))
+        elif self.ready is not None:
+            log.info(wording.READY_AGAIN)
+        self.ready = ready

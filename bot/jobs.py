@@ -167,21 +167,24 @@ class WebhookJob(_Job):
 
 
 class CommandJob(_Job):
-    """``/argo why|diff <app>``: analyse on demand and answer in the channel."""
+    """``/argo why|diff|mute <app>``: analyse (or mute) and answer in the channel, if the app is visible there."""
 
     type: Literal["command"] = "command"
-    command: Literal["why", "diff"]
+    command: Literal["why", "diff", "mute"]
     app: str
     app_namespace: str | None = None
     channel: str
     user: str
     response_url: str | None = None
+    mute_s: int | None = None
+    """``mute``: for how long, in seconds (as the person wrote it: ``duration``)."""
+    duration: str | None = None
 
 
 class ButtonJob(_Job):
-    """A click on Show diff or Re-check; ``state`` is the opaque id the button carried."""
+    """A click on Show diff, Re-check or Mute 24h; ``state`` is the opaque id the button carried."""
 
-    type: Literal["show_diff", "recheck"]
+    type: Literal["show_diff", "recheck", "mute"]
     state: str
     channel: str
     thread_ts: str | None = None

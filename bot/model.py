@@ -135,6 +135,14 @@ class Finding:
     explanation: str
     fix: Fix
     evidence: list[str] = field(default_factory=list)
+    path: str = ""
+    """The pointer as people read it (``spec.template.spec.containers[name=web].image``), for sentences; the
+    pointer stays the contract."""
+
+    @property
+    def field_name(self) -> str:
+        """What sentences call the field: the readable path, else the pointer."""
+        return self.path or self.pointer
 
     def sort_key(self) -> tuple[str, str, str, str, str]:
         r = self.resource
@@ -152,6 +160,7 @@ class Finding:
             "explanation": self.explanation,
             "fix": self.fix.to_dict(),
             "evidence": list(self.evidence),
+            "path": self.path,
         }
 
 
@@ -241,6 +250,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                               ObjectRef(obj["kind"], obj["name"], obj.get("namespace")) if obj else None,
                               tuple(w.get("co_owners") or ())),
                 explanation=f.get("explanation", ""),
+                path=str(f.get("path") or ""),
                 fix=Fix(action=x.get("action", "investigate"), rule=x.get("rule"),
                         sync_options=list(x.get("sync_options") or []), alternative=x.get("alternative"),
                         hides=list(x.get("hides") or []), verified=x.get("verified"),

@@ -57,12 +57,17 @@ class DigestItem(BaseModel):
     report: dict[str, Any]
     reason: str | None = None
     """Why the analysis failed (``alert.status`` "failed")."""
+    channel: str | None = None
+    """The channel whose digest lists it (``None``, in entries written before channels were routed: SLACK_CHANNEL)."""
+    route_note: str | None = None
+    """Why it is listed in ``SLACK_CHANNEL`` instead of its own channel (said once in the digest's thread)."""
 
     def parsed_report(self) -> Report:
         return report_from_dict(self.report)
 
     @classmethod
-    def of(cls, alert: Alert, report: Report, reason: str | None = None) -> DigestItem:
+    def of(cls, alert: Alert, report: Report, reason: str | None = None, channel: str | None = None,
+           route_note: str | None = None) -> DigestItem:  # fmt: skip
         """What the digest needs of a report, no more (it may list a thousand apps, rewritten at every flush): per
         finding the resource, pointer, cause and writer; the first warning."""
         findings = [{"resource": f.resource.to_dict(), "pointer": f.pointer, "cause": f.cause,
@@ -70,7 +75,7 @@ class DigestItem(BaseModel):
                                 "object": f.writer.object.to_dict() if f.writer.object else None}}
                     for f in report.findings]  # fmt: skip
         return cls(alert=alert, report={"app": report.app, "findings": findings, "warnings": report.warnings[:1]},
-                   reason=reason)  # fmt: skip
+                   reason=reason, channel=channel, route_note=route_note)  # fmt: skip
 
 
 class ReportState(StateModel, DigestItem):
@@ -89,7 +94,7 @@ class FixState(StateModel):
     app_key: str
     app: str
     app_namespace: str | None = None
-    kind: Literal["ignore", "source"]
+    kind: Literal["ignore", "source", "commit"]
     slot: str
     alert: Alert
     findings: list[dict[str, Any]]

@@ -1,26 +1,31 @@
 """Slack slash commands (``/argo ...``) and buttons, as Bolt listeners.
 
 Every listener acknowledges first (Slack wants an answer within 3 s), validates
-its input before any call, and either answers at once (help, mute, errors,
-always ephemeral for errors) or puts a job on the durable queue for the worker,
-which answers in the channel. Button values are opaque ids of state kept in the
+its input before any call, and either answers at once (help, errors, always
+ephemeral) or puts a job on the durable queue for the worker, which checks that
+the app is visible where it was asked about (its channel, or a DM with one of its
+approvers), then answers: why, diff, mute and every button. Button values are opaque ids of state kept in the
 store; a double click (same ``action_ts``, user and action) is handled once.
+
+An answer through a ``response_url`` that fails (refused, timed out) is logged once and changes nothing. A signed
+request that still makes Bolt or a listener fail (what :mod:`handlers.slack_http` could not foresee) is answered 400
+and logged in one line, never with a traceback.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import aiohttp
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_bolt.response import BoltResponse
 
 from bot.intake import Intake
 from bot.jobs import ActionId, ButtonJob, CommandJob, FixJob, NoteJob, app_key
 from bot.slack.render import error_message, help_message
-from bot.state import ReportState
 from bot.store import StoreUnavailable
 from bot.wording import slack as wording
 
@@ -63,6 +68,8 @@ async def _tell(respond: AsyncRespond, text: str) -> None:
         await respond(text=text, response_type="ephemeral", replace_original=False)
     except ValueError:  # Bolt's way of saying that the request carried no response_url
         log.info("no response_url to answer %r", text)
+    except (TimeoutError, aiohttp.ClientError, OSError) as e:  # the answer is lost, nothing else is
+        log.warning("could not answer through the response_url (%s): %s", type(e).__name__, e)
 
 
 async def _ack_error(ack: AsyncAck, text: str) -> None:
@@ -71,7 +78,13 @@ async def _ack_error(ack: AsyncAck, text: str) -> None:
 
 
 def register(app: AsyncApp, services: Intake) -> None:
-    """Attach the ``/argo`` command and the button listeners to a Bolt app."""
+    """Attach the ``/argo`` command and the button listeners to a Bolt app, and its error handler."""
+
+    @app.error
+    async def refuse(error: Exception) -> BoltResponse:
+        log.warning("signed Slack request refused: Bolt could not handle it (%s: %s)", type(error).__name__,
+                    str(error)[:200])  # fmt: skip
+        return BoltResponse(status=400, body={"error": "malformed request"})
 
     @app.command("/argo")
     async def argo_command(ack: AsyncAck, command: dict[str, Any]) -> None:
@@ -90,19 +103,17 @@ def register(app: AsyncApp, services: Intake) -> None:
             return
         ns, name = parsed
         channel, user = str(command.get("channel_id")), str(command.get("user_id"))
-        try:
-            if sub == "mute":
-                seconds = parse_duration(words[2]) if len(words) > 2 else None
-                if seconds is None:
-                    await _ack_error(ack, wording.BAD_DURATION)
-                    return
-                await services.store.set_mute(app_key(name, ns), time.time() + seconds, user)
-                # the answer to the command itself: no response_url needed (a request may come without one)
-                await ack(text=wording.MUTED.format(user=user, app=app_key(name, ns), duration=words[2]),
-                          response_type="in_channel")  # fmt: skip
+        seconds = None
+        if sub == "mute":
+            seconds = parse_duration(words[2]) if len(words) > 2 else None
+            if seconds is None:
+                await _ack_error(ack, wording.BAD_DURATION)
                 return
-            job = CommandJob(command="why" if sub == "why" else "diff", app=name, app_namespace=ns, channel=channel,
-                             user=user, response_url=command.get("response_url"))  # fmt: skip
+        try:
+            # the worker checks that the app is visible in this channel before it mutes or answers anything
+            job = CommandJob(command=sub, app=name, app_namespace=ns, channel=channel, user=user,
+                             response_url=command.get("response_url"), mute_s=seconds,
+                             duration=words[2] if seconds else None)  # fmt: skip
             await services.queue.enqueue(job.payload())
         except StoreUnavailable:
             await _ack_error(ack, wording.STORE_DOWN)
@@ -152,19 +163,8 @@ def register(app: AsyncApp, services: Intake) -> None:
     @app.action(ActionId.MUTE)
     async def mute(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond) -> None:
         click = await _button(ack, body, ActionId.MUTE, respond)
-        if not click:
-            return
-        try:
-            state = await ReportState.load(services.store, click.state)
-            if state is None:
-                await _tell(respond, wording.STATE_EXPIRED)
-                return
-            await services.store.set_mute(state.app_key, time.time() + 24 * 3600, click.user)
-        except StoreUnavailable:
-            await _tell(respond, wording.STORE_DOWN)
-            return
-        note = wording.MUTED.format(user=click.user, app=state.app_key, duration="24h")
-        await _enqueue(NoteJob(channel=click.channel, thread_ts=click.thread_ts, text=note), respond)
+        if click:  # the worker checks that the app is visible here, mutes it and says so in the thread
+            await _enqueue(ButtonJob(type="mute", **asdict(click)), respond)
 
     async def _fix(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond, action_id: ActionId) -> None:
         """Open PR and Approve: everything is decided by the worker, from the signed payload's ``user.id``."""

@@ -6,8 +6,9 @@ time), bounds the body (1 MiB), validates the JSON body of DESIGN.md section 4
 status, operation finish time) because the notifications controller retries,
 enqueues durably and answers 202 in milliseconds. Outcomes:
 
-* 401 wrong or missing token; 413 body over 1 MiB; 400 not JSON or not the contract
-  (the reason in the body); nothing is enqueued for any of them. An oversized body is
+* 401 wrong or missing token, whatever the body; 413 body over 1 MiB; 400 not JSON (nested too
+  deep included), not the contract, or text with a lone surrogate escape (``"\ud800"``, which
+  cannot be stored) (the reason in the body); nothing is enqueued for any of them. An oversized body is
   read (and thrown away) up to 8 MiB before the 413 is sent, and the connection is
   closed after it: a client still sending would otherwise see a reset, not the 413;
 * 200 ``duplicate`` for an alert already accepted;
@@ -21,6 +22,7 @@ enqueues durably and answers 202 in milliseconds. Outcomes:
 from __future__ import annotations
 
 import hmac
+import json
 import time
 
 from pydantic import ValidationError
@@ -49,7 +51,7 @@ async def _read_bounded(request: Request) -> bytes | None:
     """The body, or ``None`` when it is over :data:`MAX_BODY`; the rest of an oversized body is read and dropped
     (up to :data:`DRAIN_LIMIT`) so that the client gets to read the answer."""
     declared = request.headers.get("content-length")
-    size = int(declared) if declared is not None and declared.isdigit() else 0
+    size = int(declared) if declared is not None and declared.isascii() and declared.isdigit() else 0
     if size > DRAIN_LIMIT:
         return None  # not worth reading: the client may see the connection reset
     body = bytearray()
@@ -88,6 +90,11 @@ async def argocd_webhook(request: Request, services: Intake) -> JSONResponse:
         if e.errors()[0].get("type") == "json_invalid":
             return _error(400, "body is not valid JSON")
         return _error(400, _reason(e))
+    try:
+        json.dumps(body.model_dump(mode="json"), ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        m.labels(outcome="invalid").inc()
+        return _error(400, "body: text with a lone surrogate escape")
     key = body.idempotency_key()
     job = WebhookJob(body=body, received=time.time(), key=key)
     try:

@@ -163,13 +163,17 @@ def durable_redis(tmp_path: Path) -> Iterator[RedisProcess]:
 class RedisProxy:
     """A TCP proxy in front of a Redis that goes down the moment a client sends ``trigger`` (``cut_on``): that
     command never reaches Redis, every connection is dropped and new ones are refused until ``restore()``. It puts
-    an outage exactly between two commands of the bot (the dedupe mark and the enqueue)."""
+    an outage exactly between two commands of the bot (the dedupe mark and the enqueue). ``stall_on(trigger)``: the
+    first command that sends ``trigger`` reaches Redis, but its connection gets no answer until ``restore()`` (a
+    client that did something and never learnt so)."""
 
     def __init__(self, redis_url: str) -> None:
         host_port = redis_url.split("//", 1)[1].split("/", 1)[0]
         self._host, _, port = host_port.rpartition(":")
         self._port = int(port)
         self._trigger: bytes | None = None
+        self._stall: bytes | None = None
+        self._released = asyncio.Event()
         self.down = False
         self._writers: set[asyncio.StreamWriter] = set()
         self._server: asyncio.Server | None = None
@@ -181,6 +185,7 @@ class RedisProxy:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        self._released.set()
         self._drop_all()
         if self._server is not None:
             self._server.close()
@@ -189,8 +194,13 @@ class RedisProxy:
     def cut_on(self, trigger: bytes) -> None:
         self._trigger = trigger
 
+    def stall_on(self, trigger: bytes) -> None:
+        self._stall = trigger
+        self._released = asyncio.Event()
+
     def restore(self) -> None:
-        self._trigger, self.down = None, False
+        self._trigger, self._stall, self.down = None, None, False
+        self._released.set()
 
     def _drop_all(self) -> None:
         for w in list(self._writers):
@@ -203,6 +213,7 @@ class RedisProxy:
             return
         redis_r, redis_w = await asyncio.open_connection(self._host, self._port)
         self._writers |= {client_w, redis_w}
+        stalled: list[asyncio.Event] = []
 
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, watch: bool) -> None:
             with contextlib.suppress(ConnectionError, OSError):
@@ -211,6 +222,11 @@ class RedisProxy:
                         self.down = True
                         self._drop_all()
                         return
+                    if watch and self._stall is not None and self._stall in data:
+                        self._stall = None  # once: the client's next connection works
+                        stalled.append(self._released)
+                    if not watch and stalled:
+                        await stalled[0].wait()
                     dst.write(data)
                     await dst.drain()
             dst.close()

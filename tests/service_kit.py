@@ -28,7 +28,7 @@ import pytest
 import uvicorn
 from pydantic import SecretStr
 
-from bot.app import build_app, build_services
+from bot.app import KEEP_ALIVE_S, build_app, build_services
 from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings, required
 from bot.queue import WorkQueue
 from bot.runtime import Runtime, Services
@@ -111,7 +111,9 @@ async def running(settings: Settings, *, workers: int = 1, claim_idle_ms: int = 
     runtime = Runtime(services, workers=workers, claim_idle_ms=claim_idle_ms, tick_s=0.2, lock_lease_s=lock_lease_s)
     app = build_app(services, runtime=runtime)
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    # as `serve` does: an analysis holding the event loop must not let a 5 s keep-alive close a connection in use
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           timeout_keep_alive=KEEP_ALIVE_S))  # fmt: skip
     task = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.01)

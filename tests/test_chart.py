@@ -33,7 +33,10 @@ CASES: dict[str, dict[str, Any]] = {
     "external-redis": yaml.safe_load((VALUES / "external-redis.yaml").read_text()),
     # every optional part at once, so that each is validated against the schemas too
     "all-options": {
-        "slack": {"channel": "C0123456789"},
+        "slack": {"channel": "C0123456789", "channelRoutes": [{"project": "team-b-*", "channel": "#team-b"},
+                                                              {"project": "*", "channel": "C0PLATFORM"}]},
+        "approverRoutes": [{"project": "team-b-*", "approvers": ["U0BOB", "S0TEAMB"]},
+                           {"project": "z", "approvers": []}],
         "image": {"digest": "sha256:" + "ab" * 32}, "imagePullSecrets": [{"name": "registry"}],
         "argocd": {"publicUrl": "https://argocd.example.com",
                    "tls": {"caSecret": "argocd-server-tls"}, "appNamespace": "team-a",
@@ -198,6 +201,8 @@ def test_contradictory_values_fail_with_one_line_naming_them(values: dict[str, A
     "values",
     [with_(REQUIRED, replicas=3), with_(REQUIRED, redis={"enable": False}), with_(REQUIRED, slack={"chanel": "C1"}),
      with_(REQUIRED, slack={"channel": "#alerts"}), with_(REQUIRED, approvalsRequired=3),
+     with_(REQUIRED, slack={"channel": "C1", "channelRoutes": [{"project": "a", "channel": "Team A"}]}),
+     with_(REQUIRED, approverRoutes=[{"project": "a", "approvers": ["alice"]}]),
      with_(REQUIRED, view={"enabled": True, "baseUrl": "argo-why.example.com"}),
      with_(REQUIRED, view={"enabled": True, "baseUrl": "https://a.example", "linkTTL": "tomorrow"})],
 )  # fmt: skip
@@ -249,6 +254,9 @@ def test_the_environment_the_chart_builds_is_one_the_bot_accepts(rendered: dict[
     settings = load_settings()
     settings.check_serve()
     assert settings.runtime.metrics_port == 9090 and settings.redis.url
+    if case == "all-options":  # the routes in the order given (first match wins), as the bot reads them
+        assert list(settings.slack.channel_routes.items()) == [("team-b-*", "#team-b"), ("*", "C0PLATFORM")]
+        assert settings.git.approver_routes == {"team-b-*": ["U0BOB", "S0TEAMB"], "z": []}
 
 
 def test_the_default_argocd_url_is_the_in_cluster_https_service(rendered: dict[str, Any]) -> None:

@@ -159,13 +159,17 @@ def test_secret_case_text_output_never_shows_values(capsys: pytest.CaptureFixtur
         assert not [s for s in forbidden if s in out.out or s in out.err]
 
 
-def test_serve_stops_with_one_line_naming_the_missing_or_malformed_variable() -> None:
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("SLACK_", "ARGOCD_", "WEBHOOK_"))}
+def test_serve_stops_with_one_line_per_missing_or_malformed_variable_all_at_once() -> None:
+    env = {k: v for k, v in __import__("os").environ.items()
+           if not k.startswith(("SLACK_", "ARGOCD_", "WEBHOOK_", "GIT_"))}  # fmt: skip
     proc = subprocess.run([sys.executable, "-m", "bot", "serve"], capture_output=True, text=True, timeout=60, env=env)
-    assert proc.returncode == 2 and proc.stderr.strip() == (
-        "argo-why: SLACK_BOT_TOKEN is not set: the bot token (xoxb-...) of the Slack app"
-    )
-    env.update(SLACK_BOT_TOKEN="xoxb-1", SLACK_CHANNEL="alerts")
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and lines[0] == "argo-why: 6 settings need fixing before argo-why can start:"
+    assert lines[1] == "  SLACK_BOT_TOKEN is not set: the bot token (xoxb-...) of the Slack app"
+    assert [line.split()[0] for line in lines[2:]] == ["SLACK_CHANNEL", "ARGOCD_URL", "ARGOCD_TOKEN", "WEBHOOK_TOKEN",
+                                                       "SLACK_SIGNING_SECRET"]  # fmt: skip
+    env.update(SLACK_BOT_TOKEN="xoxb-1", SLACK_CHANNEL="alerts", SLACK_APP_TOKEN="xapp-1", ARGOCD_URL="https://a",
+               ARGOCD_TOKEN="t", WEBHOOK_TOKEN="w")  # fmt: skip
     proc = subprocess.run([sys.executable, "-m", "bot", "serve"], capture_output=True, text=True, timeout=60, env=env)
     assert (
         proc.returncode == 2 and proc.stderr.startswith("argo-why: SLACK_CHANNEL:") and "Traceback" not in proc.stderr

@@ -70,8 +70,9 @@ def test_malformed_values_name_the_variable(monkeypatch: pytest.MonkeyPatch, nam
 
 
 def test_serve_requirements_are_checked_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(ConfigError, match="^SLACK_BOT_TOKEN is not set: the bot token"):
+    with pytest.raises(ConfigError, match="^6 settings need fixing") as all_missing:
         Settings().check_serve()
+    assert "\n  SLACK_BOT_TOKEN is not set: the bot token" in str(all_missing.value)
     for name, value in [("SLACK_BOT_TOKEN", "xoxb-1"), ("SLACK_CHANNEL", "C1"), ("ARGOCD_URL", "https://a"),
                         ("ARGOCD_TOKEN", "t"), ("WEBHOOK_TOKEN", "w")]:  # fmt: skip
         monkeypatch.setenv(name, value)
@@ -80,11 +81,32 @@ def test_serve_requirements_are_checked_in_order(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1")  # Socket Mode needs no signing secret
     load_settings().check_serve()
     monkeypatch.setenv("GIT_PROVIDER", "gitlab")
-    with pytest.raises(ConfigError, match="^GIT_TOKEN is not set"):
+    with pytest.raises(ConfigError, match="^2 settings need fixing.*\n  GIT_TOKEN is not set.*\n  GIT_API_URL"):
         load_settings().check_serve()
     monkeypatch.setenv("GIT_TOKEN", "glpat-1")
     with pytest.raises(ConfigError, match="^GIT_API_URL is not set"):
         load_settings().check_serve()
+
+
+def test_every_missing_and_malformed_setting_is_reported_at_once_one_line_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SLACK_CHANNEL", "alerts")  # malformed: a name, not an ID (said once, not also "not set")
+    monkeypatch.setenv("PORT", "http")
+    monkeypatch.setenv("ARGOCD_URL", "argocd.example.com")
+    monkeypatch.setenv("ARGOCD_TOKEN", "t")
+    monkeypatch.setenv("GIT_PROVIDER", "gitlab")
+    with pytest.raises(ConfigError) as e:
+        load_settings(serve=True)
+    first, *lines = str(e.value).splitlines()
+    assert first == "8 settings need fixing before argo-why can start:"
+    named = sorted(line.strip().split(" ")[0].rstrip(":") for line in lines)
+    assert named == ["ARGOCD_URL", "GIT_API_URL", "GIT_TOKEN", "PORT", "SLACK_BOT_TOKEN", "SLACK_CHANNEL",
+                     "SLACK_SIGNING_SECRET", "WEBHOOK_TOKEN"]  # fmt: skip
+    monkeypatch.setenv("PORT", "8080")
+    with pytest.raises(ConfigError) as e:
+        load_settings()  # without serve, only the malformed ones count
+    assert str(e.value).startswith("2 settings need fixing") and "GIT_TOKEN" not in str(e.value)
 
 
 def test_required_returns_the_value_or_names_the_variable() -> None:

@@ -56,10 +56,10 @@ async def test_slack_down_while_reading_a_group_is_an_outage_not_a_refusal(fake:
 async def test_names_for_a_pr_body_fall_back_to_the_id(fake: FakeSlack) -> None:
     fake.add_user("U0ALICE", "alice", real_name="Alice Liddell", display_name="alice")
     d = directory(fake, FakeClock(100.0))
-    assert await d.name("U0ALICE") == "@alice"
+    assert await d.name("U0ALICE") == "alice"
     fake.down()
     try:
-        assert await d.name("U0ALICE") == "@alice"  # cached
-        assert await d.name("U0BOB") == "U0BOB"
+        assert await d.name("U0ALICE") == "alice"  # cached
+        assert await d.name("U0BOB") is None
     finally:
         fake.up()

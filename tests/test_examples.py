@@ -38,3 +38,7 @@ def test_demo_runs_the_whole_pipeline_offline(capsys: pytest.CaptureFixture[str]
     assert "200 duplicate" in out and "400 app.name" in out
     assert "HorizontalPodAutoscaler `checkout/checkout-api`" in out and "Diff of" in out
     assert "never written to" in out
+    # two teams: the checkout app (AppProject shop) in #shop, the others in #alerts
+    alerts, shop = out.split("in the shop team's #shop")
+    assert "┏━ #shop" in shop and "checkout" in shop and "┏━ #shop" not in alerts
+    assert "tenant-guard" in alerts and "tenant-guard" not in shop.split("The pull request")[0]

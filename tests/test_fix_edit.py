@@ -669,3 +669,25 @@ def test_property_random_rule_sets(
     assert add_ignore_rules(new, app_name="shop", app_namespace=None, rules=rules, sync_options=options).status == (
         "already-present"
     )
+
+
+def test_committing_a_live_value_changes_its_one_line_keeps_quotes_and_comment_and_checks_gits_value() -> None:
+    from bot.fixes.setfield import set_field
+
+    text = (
+        "# the worker\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: w\n  namespace: ns\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: worker\n"
+        "          image: 'reg/worker:4.31.0'  # release\n        - name: side\n          image: reg/side:1\n"
+    )
+    at = "/spec/template/spec/containers/0/image"
+    r = set_field(text, kind="Deployment", name="w", namespace="ns", pointer=at, git="reg/worker:4.31.0",
+                  live="reg/worker:4.31.1-hotfix.1")  # fmt: skip
+    assert r.status == "changed" and r.text is not None
+    assert r.text == text.replace("'reg/worker:4.31.0'", "'reg/worker:4.31.1-hotfix.1'")
+    # the file's item at the live index holds another value: the file is not the one the analysis saw
+    other = set_field(text, kind="Deployment", name="w", namespace="ns", pointer=at.replace("/0/", "/1/"),
+                      git="reg/worker:4.31.0", live="x")  # fmt: skip
+    assert other.status == "refused" and "not the value Git had" in (other.reason or "")
+    templated = set_field(text + "# {{ .Values.x }}\n", kind="Deployment", name="w", namespace="ns", pointer=at,
+                          git="reg/worker:4.31.0", live="x")  # fmt: skip
+    assert templated.status == "refused"

@@ -7,6 +7,8 @@ last one backed by a real bare git repository, so that every assertion on the ch
 from __future__ import annotations
 
 import asyncio
+import re
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -210,6 +212,42 @@ async def test_two_approvals_open_one_pr_that_only_adds_lines(world: tuple[Setti
     assert GIT_TOKEN not in str([slack.messages(CHANNEL, include_replies=True), pr.title, pr.body])
 
 
+async def test_the_pr_names_approvers_by_the_name_slack_gave_and_their_slack_mention(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, github: FakeGitHub
+) -> None:
+    settings, app = world
+    slack.add_user(ALICE, "alice", real_name="Alice Liddell", display_name="Alice L.")
+    async with running(settings) as bot:
+        await clicked(bot, slack, app, ALICE)
+    [pr] = github.pulls(REPO)
+    assert "Approved in Slack by Alice L. (`<@U0ALICE>` in Slack)." in pr.body
+    assert "@alice" not in pr.body.lower() and "@user-" not in pr.body  # an @ would mention someone on GitHub
+
+
+async def test_the_pr_for_all_findings_says_which_rules_are_fallbacks_and_the_fix_in_git(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, github: FakeGitHub, argocd: FakeArgoCD,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    settings, _ = world
+    case = tmp_path / "case"
+    shutil.copytree(CASE, case)
+    desired = case / "desired.yaml"
+    lines = desired.read_text().splitlines(keepends=True)
+    lines[171] = lines[171].replace("memory: 1Gi", "memory: 1024Mi")  # checkout-api's request: 1Gi, written otherwise
+    desired.write_text("".join(lines))
+    app, resources, renders = app_from_case(case)
+    argocd.add_app(tracked_by(app), resources, renders)
+    async with running(settings) as bot:
+        await clicked(bot, slack, app, ALICE)
+    [pr] = github.pulls(REPO)
+    memory = "/spec/template/spec/containers/0/resources/requests/memory"
+    assert f"#### 2. `{memory}` of Deployment `checkout/checkout-api` (fallback rule)" in pr.body
+    assert "#### 1. `/spec/replicas` of Deployment `checkout/checkout-api`\n" in pr.body  # the HPA's rule is the fix
+    said = pr.body.split("**Fallback rules, not the fix:**", 1)[1].split("###", 1)[0]
+    assert f"- `{memory}` of Deployment `checkout/checkout-api` (normalization): " in said
+    assert "/spec/replicas" not in said
+
+
 async def test_double_clicks_and_two_replicas_open_one_pr(world: tuple[Settings, dict[str, Any]], slack: FakeSlack,
                                                           github: FakeGitHub) -> None:  # fmt: skip
     settings, app = world
@@ -400,7 +438,11 @@ async def test_the_follow_up_says_merged_and_synced_or_brings_the_button_back(
         argocd.add_app(synced, resources, renders)
         await until(lambda: any("is Synced again" in m["text"] for m in replies(slack, parent)))
         await until(lambda: "Synced again" in slack.messages(CHANNEL)[0]["text"])
-        assert await bot.services.store.list_prs() == {}
+
+        async def forgotten() -> bool:  # the job forgets the PR right after it turned the parent green
+            return await bot.services.store.list_prs() == {}
+
+        await until(forgotten)
 
 
 async def test_a_later_alert_keeps_the_pr_link_not_a_fresh_button(
@@ -443,6 +485,46 @@ async def test_the_better_fix_in_the_source_drops_the_autoscaled_replicas(
     diff = github.repo("acme/checkout").diff(pr.base, pr.head)
     changed = [line for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
     assert changed == ["-  replicas: 3"]
+    assert github.pulls(REPO) == []  # the Application's own definition is untouched
+
+
+async def test_a_hotfix_set_by_hand_can_be_committed_to_git_and_the_thread_says_what_a_sync_would_undo(
+    world: tuple[Settings, dict[str, Any]], slack: FakeSlack, github: FakeGitHub, argocd: FakeArgoCD
+) -> None:
+    settings, app = world
+    docs = list(yaml.safe_load_all(CASE.joinpath("desired.yaml").read_text()))
+    worker = next(d for d in docs if d and d["kind"] == "Deployment" and d["metadata"]["name"] == "checkout-worker")
+    released = r"(image: registry.shopfloor.io/checkout/worker:4.31.0)\n"
+    manifest = "# The worker.\n" + re.sub(released, r"\1  # release\n", yaml.safe_dump(worker, sort_keys=False))
+    github.add_repo("acme/checkout", {"deploy/worker.yaml": manifest})
+    plain = {**app, "spec": {**app["spec"], "source": {"repoURL": "https://github.com/acme/checkout.git",
+                                                       "path": "deploy", "targetRevision": "main"}},
+             "status": {**app["status"], "sourceType": "Directory"}}  # fmt: skip
+    _, resources, renders = app_from_case(CASE)
+    argocd.add_app(plain, resources, renders)
+    hotfix = "registry.shopfloor.io/checkout/worker:4.31.1-hotfix.1"
+    async with running(settings) as bot:
+        parent = await alert(bot, slack, plain)
+        finding = next(m for m in replies(slack, parent) if "argo-why-fix-commit-" in str(m["blocks"]))
+        said = str(finding["blocks"])
+        # first the decision, then what each choice does: a sync rolls the hotfix back
+        assert "First decide which value is right" in said
+        back = f"sets `spec.template.spec.containers[name=worker].image` back from `{hotfix}` to `{hotfix[:-11]}.0`"
+        assert back in said and "a hotfix would be rolled back" in said
+        assert "Open PR: commit the live value to Git" in said
+        await bot.slack_post(click(slack, finding, "open_pr", BOB, block_prefix="argo-why-fix-commit"))
+        await bot.settle()
+    [pr] = github.pulls("acme/checkout")
+    assert pr.title.startswith("argo-why: commit the live /spec/template/spec/containers/0/image of "
+                               "Deployment/checkout-worker to Git")  # fmt: skip
+    diff = github.repo("acme/checkout").diff(pr.base, pr.head)
+    changed = [line for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert [line[0] + line[1:].strip() for line in changed] == [
+        "-image: registry.shopfloor.io/checkout/worker:4.31.0  # release",
+        f"+image: {hotfix}  # release",
+    ]  # one line: the value changed, its comment kept
+    assert "the next sync keeps it instead of rolling it back" in pr.body
+    assert "to the live value." in str(replies(slack, parent)[-1]["blocks"])
     assert github.pulls(REPO) == []  # the Application's own definition is untouched
 
 

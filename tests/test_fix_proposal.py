@@ -91,7 +91,8 @@ def test_title_names_field_object_and_writer_or_the_count() -> None:
 def test_body_has_the_change_and_the_four_points_for_every_finding() -> None:
     p = ignore_proposal("shop", None, [hpa_finding(), webhook_finding()])
     assert p is not None
-    body = pr_body(p, Target("acme/gitops", "apps/shop.yaml", "main"), approvers=["@alice", "@bob"],
+    body = pr_body(p, Target("acme/gitops", "apps/shop.yaml", "main"),
+                   approvers=[("U0ALICE", "Alice Liddell"), ("U0BOB", None)],
                    thread_url="https://acme.slack.com/archives/C1/p1700000000000100")  # fmt: skip
     assert "In `apps/shop.yaml` of `acme/gitops` (based on `main`)" in body
     assert "- /spec/replicas" in body and "- RespectIgnoreDifferences=true" in body
@@ -99,7 +100,7 @@ def test_body_has_the_change_and_the_four_points_for_every_finding() -> None:
     for point in ("Which controller changes the field", "Why it is the intended owner", "Why ignoring it is safe",
                   "What real drift will still be detected"):  # fmt: skip
         assert body.count(point) == 2, point
-    assert "Approved in Slack by @alice, @bob." in body
+    assert "Approved in Slack by Alice Liddell (`<@U0ALICE>` in Slack), `<@U0BOB>` in Slack." in body
     assert "(https://acme.slack.com/archives/C1/p1700000000000100)" in body
     assert "every Application it generates" not in body
 

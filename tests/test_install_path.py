@@ -224,7 +224,11 @@ def test_the_image_comes_before_the_step_that_needs_it() -> None:
 
 
 def test_the_argo_cd_account_is_given_declaratively_too_with_applicationsets() -> None:
-    policy = {"p, argo-why, applications, get, */*, allow", "p, argo-why, applicationsets, get, */*, allow"}
+    policy = {
+        "p, argo-why, applications, get, */*, allow",
+        "p, argo-why, applicationsets, get, */*, allow",
+        "p, argo-why, projects, get, *, allow",
+    }  # AppProjects: routes and approvers per project (issue 17)
     docs = [d for b in blocks(step(2), "yaml") for d in yaml.safe_load_all(b) if d]
     configmaps = {d["metadata"]["name"]: d for d in docs if d.get("kind") == "ConfigMap"}
     assert configmaps["argocd-cm"]["data"] == {"accounts.argo-why": "apiKey"}

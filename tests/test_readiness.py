@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,12 +19,13 @@ from pydantic import SecretStr
 
 from bot.app import build_app, build_services, server_for
 from bot.config import ConfigError, Settings, load_settings
+from bot.health import SlackAuth
 from bot.runtime import Runtime
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack
 from tests.redis_server import free_port
-from tests.service_kit import running, service_settings, until
+from tests.service_kit import BotProcess, running, service_settings, until
 
 
 @pytest.fixture
@@ -109,6 +111,68 @@ def test_metrics_port_must_differ_from_port(monkeypatch: pytest.MonkeyPatch) -> 
         load_settings()
     monkeypatch.setenv("METRICS_PORT", "9090")
     assert load_settings().runtime.metrics_port == 9090
+
+
+async def test_serve_says_where_it_listens_with_what_and_why_slack_refuses_the_token_once(
+    settings: Settings,
+) -> None:
+    settings.slack.bot_token = SecretStr("xoxb-revoked")
+    secrets = [s.get_secret_value() for s in (settings.slack.signing_secret, settings.argocd.token,
+                                              settings.runtime.webhook_token) if s is not None]  # fmt: skip
+    process = BotProcess(settings, serve=True)  # the real `argo-why serve`, configured from the environment
+    try:
+        await process.ready()
+        async with httpx.AsyncClient(base_url=process.url) as http:
+            await until(lambda: "auth.test: invalid_auth" in process.stderr(), 15)
+            for _ in range(3):
+                info = (await http.get("/readyz")).json()["info"]
+                assert info == {"slack_auth": "failed", "slack_token_problem": "invalid_auth"}
+        log = process.stderr()
+    finally:
+        process.close()
+    assert log.count("Slack does not accept SLACK_BOT_TOKEN (auth.test: invalid_auth)") == 1, log
+    assert "will be unused" not in log  # Bolt, given our client, no longer warns about the token it read itself
+    assert f"listening on http://0.0.0.0:{process.port}" in log
+    [line] = [line for line in log.splitlines() if "settings: " in line]
+    assert f"SLACK_CHANNEL={settings.slack.channel}" in line and "SLACK_BOT_TOKEN=(set)" in line
+    assert f"ARGOCD_URL={settings.argocd.url}" in line and "WEBHOOK_TOKEN=(set)" in line
+    assert not [s for s in [*secrets, "xoxb-revoked"] if s in log]
+
+
+async def test_slack_auth_is_logged_when_it_flips_not_on_every_check(
+    settings: Settings, slack: FakeSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    services = build_services(settings)
+    auth = SlackAuth(services.poster.token_problem, services.metrics, ttl_s=0)
+
+    async def checked(want: str) -> None:  # one check, to its end
+        auth.current()
+        assert auth._task is not None
+        await auth._task
+        assert auth.state == want
+
+    caplog.set_level(logging.INFO, logger="argo_why.health")
+    try:
+        await checked("ok")
+        await checked("ok")
+        settings.slack.bot_token = SecretStr("xoxb-revoked")
+        services.poster.client.token = "xoxb-revoked"  # the token revoked while the bot runs
+        await checked("failed")
+        await checked("failed")
+        assert auth.error == "invalid_auth"
+        services.poster.client.token = slack.token
+        await checked("ok")
+    finally:
+        await auth.close()
+        await services.store.close()
+        await services.queue.close()
+    said = [r.getMessage() for r in caplog.records if r.name == "argo_why.health"]
+    assert said == [
+        "Slack accepts SLACK_BOT_TOKEN (auth.test ok)",
+        said[1],
+        "Slack accepts SLACK_BOT_TOKEN again (auth.test ok)",
+    ]
+    assert said[1].startswith("Slack does not accept SLACK_BOT_TOKEN (auth.test: invalid_auth)")
 
 
 async def test_an_idle_keep_alive_connection_outlasts_the_clients_pools(settings: Settings) -> None:

@@ -7,6 +7,9 @@ Real redis-server processes, the fakes as local servers, bots in this process or
   once, adopting that parent instead of posting another;
 * SIGTERM mid-job: the job finishes within the grace period, or is handed back at once and finished by another
   replica, the exit status is 0; a digest interrupted by a stop is posted once by the next bot;
+* the scheduler's leader stopped (SIGTERM, three times, Slack slow to answer) or killed mid-digest, or stopped while
+  its digest lock is being taken: it leaves no lock in its name, and every app waiting in the digest is listed in
+  exactly one digest, long before a lock left behind would have expired;
 * Redis killed (SIGKILL, append-only file) under load: every webhook answered 202 is posted, every one answered
   "duplicate" was queued, nothing twice;
 * Slack answering 429 and 500 in bursts: everything delivered once, every 429 counted;
@@ -31,6 +34,7 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 
 from bot.config import Settings, required
 from bot.demo.runner import webhook_body
@@ -38,7 +42,7 @@ from tests.conftest import CASEBOOK
 from tests.fakes.argocd import FakeArgoCD, app_from_case
 from tests.fakes.kube import FakeKubernetes, context_from_case
 from tests.fakes.slack import FakeSlack
-from tests.redis_server import RedisProcess, durable_redis  # noqa: F401  (fixture)
+from tests.redis_server import RedisProcess, RedisProxy, durable_redis  # noqa: F401  (fixture)
 from tests.service_kit import CHANNEL, Bot, BotProcess, running, service_settings, until
 
 PUBLIC = "https://argocd.example.com"
@@ -299,3 +303,141 @@ async def test_argocd_down_then_back_is_one_digest_then_every_analysis(
 
 async def _at_least(count: Any, n: int) -> bool:
     return bool(await count >= n)
+
+
+# --- the scheduler's leader stopped while a digest is open ----------------------------------------------------------
+
+
+def _holder(client: redis.Redis, lock: str) -> str | None:
+    raw: bytes | None = client.get(f"argo-why:lock:{lock}")  # type: ignore[assignment]
+    return raw.decode() if raw is not None else None
+
+
+def _pid_of(holder: str | None) -> int | None:
+    """The process id inside a replica's identity (``host-pid-random``), as the locks name their holder."""
+    return int(holder.rsplit("-", 2)[-2]) if holder else None
+
+
+def _digest_calls(slack: FakeSlack) -> int:
+    return len(slack.calls_to("chat.postMessage")) + len(slack.calls_to("chat.update"))
+
+
+def digest_apps(slack: FakeSlack) -> Counter[str]:
+    """In how many digest messages each app is listed."""
+    listed: Counter[str] = Counter()
+    for m in slack.messages(CHANNEL):
+        if "went OutOfSync" in m["text"]:
+            listed.update(set(re.findall(r"\bapp-\d{3}\b", m["text"] + json.dumps(m["blocks"]))))
+    return listed
+
+
+async def test_sigterm_to_the_scheduler_leader_during_an_open_digest_strands_nothing(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_url: str
+) -> None:
+    """Three times: a burst of apps goes to the digest, Slack is slow to answer its post or update, and the leader
+    gets SIGTERM mid-flush. The stopped replica leaves no lock behind in its name, and every app of the bursts is
+    listed in exactly one digest, long before a lock left behind would have expired."""
+    apps = serve_apps(argocd, kube, 16)
+    settings.runtime.digest_threshold = 1  # after the first app, every app of a burst goes to the digest
+    settings.runtime.digest_window_s = 600  # one digest message, updated with every burst
+    settings.runtime.shutdown_grace_s = 5
+    bursts = [apps[1:6], apps[6:11], apps[11:16]]
+    client = redis.Redis.from_url(redis_url)
+    replicas = [BotProcess(settings, serve=True), BotProcess(settings, serve=True)]
+    try:
+        for p in replicas:
+            await p.ready()
+        assert (await post_webhook(replicas[0].url, settings, alert(apps[0]))).status_code == 202
+        await until(lambda: len(slack.messages(CHANNEL)) == 1, 30)  # the first app: a parent of its own
+        for burst in bursts:
+            await until(lambda: _pid_of(_holder(client, "scheduler-leader")) in {p.proc.pid for p in replicas}, 30)
+            leader = next(p for p in replicas if p.proc.pid == _pid_of(_holder(client, "scheduler-leader")))
+            other = next(p for p in replicas if p is not leader)
+            calls = _digest_calls(slack)
+            slack.slow_next("chat.postMessage", 2)
+            slack.slow_next("chat.update", 2)
+            for app in burst:
+                assert (await post_webhook(other.url, settings, alert(app))).status_code == 202
+            # the leader's flush has reached Slack, which holds its answer back: stop the leader now
+            await until(lambda n=calls: _digest_calls(slack) > n, 30)  # type: ignore[misc]
+            assert await leader.terminate(), leader.stderr()
+            left = {lock: _holder(client, lock) for lock in ("digest", "scheduler-leader")}
+            assert all(_pid_of(h) != leader.proc.pid for h in left.values()), (left, leader.stderr())
+            assert "Traceback" not in leader.stderr(), leader.stderr()
+            leader.close()
+            replicas.remove(leader)
+            replicas.append(BotProcess(settings, serve=True))
+            await replicas[-1].ready()
+        waiting = [app["metadata"]["name"] for burst in bursts for app in burst]
+        # a lock left behind would hold every digest back for its TTL (120 s): the limit is well below it
+        await until(lambda: all(digest_apps(slack)[a] for a in waiting), 60)
+        await asyncio.sleep(1)  # a second digest for the same apps would come now
+        assert digest_apps(slack) == Counter(dict.fromkeys(waiting, 1))
+        assert len([m for m in slack.messages(CHANNEL) if "went OutOfSync" in m["text"]]) == 1
+    finally:
+        for p in replicas:
+            p.close()
+        client.close()
+
+
+async def test_a_leader_killed_mid_digest_is_replaced_and_its_digest_posted_long_before_a_lock_ttl(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_url: str
+) -> None:
+    """kill -9 of the leader while Slack holds the answer to its digest: the locks it held expire within their
+    short leases, so the next replica posts the digest (adopting the one Slack took) promptly, not after 120 s."""
+    apps = serve_apps(argocd, kube, 4)
+    settings.runtime.digest_threshold = 1
+    client = redis.Redis.from_url(redis_url)
+    try:
+        async with bot_process(settings, serve=True) as dying:
+            await until(lambda: _pid_of(_holder(client, "scheduler-leader")) == dying.proc.pid, 30)
+            assert (await post_webhook(dying.url, settings, alert(apps[0]))).status_code == 202
+            await until(lambda: len(slack.messages(CHANNEL)) == 1 and not client.xlen("argo-why:jobs"), 30)
+            slack.slow_next("chat.postMessage", 60)  # the digest is posted; the answer never reaches the leader
+            for app in apps[1:]:
+                assert (await post_webhook(dying.url, settings, alert(app))).status_code == 202
+            await until(lambda: len(slack.messages(CHANNEL)) == 2, 30)
+            assert _pid_of(_holder(client, "digest")) == dying.proc.pid
+            dying.kill()
+        async with bot_process(settings, serve=True) as next_leader:
+            # the limit is well below the 120 s a lock left by the dead leader used to live
+            await until(lambda: not client.hlen("argo-why:digest"), 45)
+            assert next_leader.proc.poll() is None
+        waiting = [app["metadata"]["name"] for app in apps[1:]]
+        assert digest_apps(slack) == Counter(dict.fromkeys(waiting, 1))
+        assert len([m for m in slack.messages(CHANNEL) if "went OutOfSync" in m["text"]]) == 1
+    finally:
+        client.close()
+
+
+async def test_a_stop_while_a_digest_lock_is_being_taken_leaves_no_lock_behind(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_url: str
+) -> None:
+    """The leader's scheduled flush took the digest lock in Redis but has not had the answer yet when the replica
+    stops: the stop waits for it, then releases the lock in its name (it may hold it), so the next replica posts
+    the waiting digest at once."""
+    apps = serve_apps(argocd, kube, 3)
+    settings.runtime.digest_threshold = 1
+    settings.runtime.shutdown_grace_s = 1
+    client = redis.Redis.from_url(redis_url)
+    try:
+        async with RedisProxy(redis_url) as proxy:
+            settings.redis.url = proxy.url
+            async with running(settings) as first:
+                await until(lambda: _holder(client, "scheduler-leader") is not None, 10)
+                await first.webhook(alert(apps[0]))
+                await first.settle()
+                proxy.stall_on(b"lock:digest")  # the next flush's SET NX is done, its answer held back
+                await until(lambda: _holder(client, "digest") is not None, 10)
+                for app in apps[1:]:  # two apps of a burst wait for the digest
+                    await first.webhook(alert(app))
+                await until(lambda: client.hlen("argo-why:digest") == 2, 15)
+            assert _holder(client, "digest") is None and _holder(client, "scheduler-leader") is None
+            proxy.restore()
+        settings.redis.url = redis_url
+        async with running(settings) as second:
+            await until(lambda: not client.hlen("argo-why:digest"), 15)  # well below any lock's lifetime
+            await second.settle()
+        assert digest_apps(slack) == Counter({"app-001": 1, "app-002": 1})
+    finally:
+        client.close()

@@ -1,10 +1,14 @@
 """The scheduler's jobs, end to end on one replica (real Redis, the fakes): the sweep of apps that drift without a
 webhook (and turn green without one), the end of a mute, reminders, the daily summary; each says what it says once.
+Stopping halts the scheduler first: the running job finishes, one past the deadline is cut short (and cleans up),
+nothing starts after, the lease is given up.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +18,9 @@ import pytest
 from bot.config import Settings
 from bot.demo.runner import webhook_body
 from bot.runtime.reminders import Reminders
+from bot.runtime.scheduler import Scheduled, Scheduler
 from bot.runtime.sweep import Sweep
+from bot.store import RedisStore
 from tests.conftest import serve_case
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
@@ -129,3 +135,83 @@ async def test_the_daily_summary_lists_the_apps_drifting_longest_once_a_day(
     first, second = (a["metadata"]["name"] for a in apps)
     text = summaries[0]["text"]
     assert text.index(first) < text.index(second)  # longest first
+
+
+# --- stopping: the scheduled jobs first --------------------------------------------------------------------------
+
+
+async def test_halt_waits_for_the_running_job_cuts_short_one_past_the_deadline_and_starts_no_other(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = RedisStore.from_url(redis_url)
+    started: list[str] = []
+    cleaned: list[str] = []
+
+    def job(name: str, seconds: float) -> Scheduled:
+        async def run() -> None:
+            started.append(name)
+            try:
+                await asyncio.sleep(seconds)
+            finally:
+                cleaned.append(name)  # what a job holds is released on its way out, cancelled or not
+
+        return Scheduled(name, 0.05, run)
+
+    scheduler = Scheduler(store, "replica-a", [job("short", 0.3), job("endless", 3600)], tick_s=0.05)
+    try:
+        await scheduler.start()
+        await until(lambda: {"short", "endless"} <= set(started), 10)
+        await scheduler.halt(time.monotonic() + 2)
+        assert sorted(cleaned) == ["endless", "short"]  # the short one finished, the endless one was cut short
+        runs = len(started)
+        await asyncio.sleep(0.3)  # several intervals: nothing starts after halt
+        assert len(started) == runs and scheduler.leader
+        await scheduler.stop()
+        assert await store.client.get("argo-why:lock:scheduler-leader") is None  # the lease is given up at once
+    finally:
+        await store.close()
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert any("cut short" in r.getMessage() for r in caplog.records)
+
+
+async def test_apps_only_listed_in_a_digest_get_reminders_the_summary_and_the_sweep_like_any_other(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    settings.runtime.digest_threshold = 1
+    apps = [serve_case(argocd, kube, c) for c in ("hpa-replicas-csa", "hpa-replicas-ssa", "manual-kubectl-edit-image")]
+    first, *listed = (a["metadata"]["name"] for a in apps)
+
+    def digest() -> dict[str, Any] | None:
+        return next((m for m in slack.messages(CHANNEL) if "went OutOfSync" in m["text"]), None)
+
+    async with running(settings) as bot:
+        for app in apps:
+            await bot.webhook(webhook_body(app))
+        await bot.settle()
+        await until(lambda: (d := digest()) is not None and all(n in d["text"] for n in listed), 15)
+        listed_in = digest()
+        assert listed_in is not None and first not in listed_in["text"]
+        keys = [f"{a['metadata']['namespace']}/{a['metadata']['name']}" for a in apps[1:]]
+
+        async def recorded() -> bool:  # the records are saved once Slack took the digest
+            refs = [await bot.services.store.get_thread(k) for k in keys]
+            return all(r is not None and r.in_digest for r in refs)
+
+        await until(recorded, 15)
+        settings.runtime.remind_after_h = 1 / 3600  # a second
+        time.sleep(1.1)
+        reminders = Reminders(bot.services)
+        assert await reminders.remind() == 3  # the digest's apps too
+        assert await reminders.summary() == 3
+        # the sweep sees a listed app Synced again: its record says so, and the digest's message stays as it was
+        set_sync(argocd, apps[1], "Synced")
+        assert await Sweep(bot.services).run() == 1
+        await bot.settle()
+        ref = await bot.services.store.get_thread(keys[0])
+        assert ref is not None and ref.status == "synced" and ref.in_digest
+        after = digest()
+    in_digest = [m["text"] for m in slack.thread(CHANNEL, listed_in["ts"]) if "has been OutOfSync for" in m["text"]]
+    assert sorted(n for n in listed if any(n in t for t in in_digest)) == sorted(listed)
+    [summary] = [m for m in slack.messages(CHANNEL) if "drifting longest" in m["text"]]
+    assert all(n in summary["text"] for n in [first, *listed])
+    assert after is not None and after["text"] == listed_in["text"] and after["blocks"] == listed_in["blocks"]

@@ -59,7 +59,7 @@ async def test_webhook_posts_one_parent_and_thread_replies_and_drops_duplicates(
         assert 'argo_why_webhooks_total{outcome="duplicate"} 1.0' in metrics
         assert "argo_why_queue_depth 0.0" in metrics
     [parent] = top(slack)
-    assert "/spec/replicas" in json.dumps(parent["blocks"]) and "HorizontalPodAutoscaler" in json.dumps(
+    assert "`spec.replicas`" in json.dumps(parent["blocks"]) and "HorizontalPodAutoscaler" in json.dumps(
         parent["blocks"]
     )
     actions = [e["action_id"] for b in parent["blocks"] if b["type"] == "actions" for e in b["elements"]]
@@ -244,6 +244,7 @@ async def test_jobs_of_another_version_or_shape_are_dead_lettered_with_a_reason(
 async def test_slash_commands(settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes) -> None:
     app = serve_case(argocd, kube, "hpa-replicas-csa")
     name = app["metadata"]["name"]
+    settings.slack.channel_routes = {"*": "C0TEAM"}  # the commands answer only where the app's alerts go
 
     async with running(settings) as bot:
         r = await bot.slack_post(slash_command_body("/argo", "help", response_url=slack))
@@ -264,14 +265,15 @@ async def test_slash_commands(settings: Settings, slack: FakeSlack, argocd: Fake
         await bot.settle()
         r = await bot.slack_post(slash_command_body("/argo", f"mute {name} forever", response_url=slack))
         assert "duration" in r.text
-        r = await bot.slack_post(slash_command_body("/argo", f"mute {name} 2h", user_id="U0ALICE",
+        r = await bot.slack_post(slash_command_body("/argo", f"mute {name} 2h", user_id="U0ALICE", channel_id="C0TEAM",
                                                     response_url=slack))  # fmt: skip
-        assert r.status_code == 200 and r.json()["response_type"] == "in_channel"  # the answer to the command
-        assert "muted alerts" in r.json()["text"]
+        assert r.status_code == 200
+        await bot.settle()
         await bot.webhook(webhook_body(app))  # muted: no alert
         await bot.settle()
     team = slack.messages("C0TEAM")
-    assert len(team) == 2 and "/spec/replicas" in json.dumps(team[0]["blocks"]) and "Diff of" in team[1]["text"]
+    assert len(team) == 3 and "`spec.replicas`" in json.dumps(team[0]["blocks"]) and "Diff of" in team[1]["text"]
+    assert "muted alerts" in team[2]["text"]  # said in the channel, by the worker
     assert slack.thread("C0TEAM", team[0]["ts"])  # the explanation in the thread
     [eph] = [c for c in slack.calls if c.method == "chat.postEphemeral"]
     assert eph.params["user"] == "U0BOB" and "no-such-app" in json.dumps(eph.params)

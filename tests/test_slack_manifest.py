@@ -28,6 +28,8 @@ METHOD_SCOPES: dict[str, set[str]] = {
     # the outbox reads back public and private alert channels (DMs and group DMs are never alert channels)
     "conversations.history": {"channels:history", "groups:history"},
     "conversations.replies": {"channels:history", "groups:history"},
+    # channel names in routes, resolved among public and private channels (never DMs)
+    "conversations.list": {"channels:read", "groups:read"},
 }
 # slack_sdk helpers that call several methods
 HELPERS = {"files_upload_v2": ("files.getUploadURLExternal", "files.completeUploadExternal")}

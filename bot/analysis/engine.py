@@ -25,7 +25,7 @@ from bot.analysis.context import ContextIndex, meta, tracked_app
 from bot.analysis.diff import Delta, diff_objects
 from bot.analysis.managedfields import Entry, entries_of, owners
 from bot.analysis.pairing import pair_objects
-from bot.analysis.pointer import MISSING, covers, join
+from bot.analysis.pointer import MISSING, covers, join, readable
 from bot.analysis.rules import propose, rule_paths
 from bot.analysis.schema import group_of
 from bot.model import ComparedObject, Finding, Report, ResourceRef
@@ -184,7 +184,8 @@ def _finding(delta: Delta, inp: ObjectInputs) -> Finding:
     live = masking.mask(ref.group, ref.kind, pointer, delta.live)
     desired = None if desired is MISSING else desired
     live = None if live is MISSING else live
-    text = wording.explanation(pointer, ref.label, verdict.reason, desired, live)
+    path = readable(pointer, inp.live if inp.live is not None else inp.desired)
+    text = wording.explanation(path, ref.label, verdict.reason, desired, live)
     if fix.verified is False:
         text += f" ({wording.NO_NARROW_RULE})"
     if fix.caution:
@@ -200,4 +201,5 @@ def _finding(delta: Delta, inp: ObjectInputs) -> Finding:
         explanation=text,
         fix=fix,
         evidence=verdict.evidence,
+        path=path,
     )

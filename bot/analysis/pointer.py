@@ -8,6 +8,8 @@ all-digit, and ``escape``/``unescape`` are inverse.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -80,3 +82,30 @@ def delete(obj: Any, path: Sequence[Token | str]) -> None:
             return
         if 0 <= idx < len(parent):
             del parent[idx]
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_ITEM_KEYS = ("name", "containerPort", "port", "key", "mountPath", "devicePath", "ip")
+"""What identifies a list item for a person, in this order (the usual merge keys of Kubernetes lists)."""
+
+
+def readable(pointer: str, obj: Any = None) -> str:
+    """``pointer`` as people read a path: ``spec.template.spec.containers[name=webhook].image``, keys with dots or
+    slashes quoted (``metadata.annotations["a.b/c"]``), a list item named by its key in ``obj`` (the object the
+    pointer points into) when it has one, else by its index (``args[0]``)."""
+    out = ""
+    here = obj
+    for token in split(pointer):
+        if token.isdigit() and not isinstance(here, dict):  # a list's index (the list itself may be unknown)
+            if not isinstance(here, list):
+                out += f"[{token}]"
+                continue
+            index = int(token)
+            item = here[index] if index < len(here) else None
+            key = next((k for k in _ITEM_KEYS if isinstance(item, dict) and isinstance(item.get(k), str | int)), None)
+            out += f"[{key}={item[key]}]" if key is not None and isinstance(item, dict) else f"[{index}]"
+            here = item
+            continue
+        out += (("." if out else "") + token) if _PLAIN_KEY.fullmatch(token) else f"[{json.dumps(token)}]"
+        here = here.get(token) if isinstance(here, dict) else None
+    return out or "(the whole object)"

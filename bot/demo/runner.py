@@ -4,7 +4,9 @@ Starts in-process a fake Argo CD serving every example of ``bot/demo/examples/``
 Kubernetes API holding their cluster context, a fake Slack Web API, and the real bot (Starlette app,
 Bolt, worker, in-memory store) on a local port. Then it does what Argo CD and a person would do:
 the notifications webhook for every app (and one duplicate, which is dropped, and a malformed one, which
-is refused) and a click on "Show diff". Then the fix from chat: a fake GitHub serves a real local git repository
+is refused) and a click on "Show diff". Two teams share the bot: the checkout app's AppProject ``shop`` is routed to
+the shop team's channel (``CHANNEL_ROUTES``), the other apps go to the platform team's ``#alerts``. Then the fix from
+chat, in #shop: a fake GitHub serves a real local git repository
 (an app of apps whose folder holds each Application's commented manifest), Alice clicks "Open PR" on the checkout
 alert, the bot asks for a second approver, Bob approves, and the PR is opened. Finally it prints what the bot
 posted in Slack, threads included, and the pull request with its diff. Each thread carries a signed "Full diff"
@@ -40,7 +42,7 @@ from bot.config import (
     SlackSettings,
     ViewSettings,
 )
-from bot.demo.fake_argocd import FakeArgoCD, app_from_case
+from bot.demo.fake_argocd import FakeArgoCD, app_from_case, app_project
 from bot.demo.fake_git import FakeGitHub
 from bot.demo.fake_kube import FakeKubernetes, context_from_case
 from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers
@@ -49,6 +51,8 @@ from bot.demo.transcript import render_message
 from bot.jobs import webhook_body_of
 
 CHANNEL = "C0ALERTS"
+SHOP_CHANNEL = "C0SHOP"
+SHOP_PROJECT = "shop"
 APPROVERS = ("U0ALICE", "U0BOB")
 FIX_APP = "checkout"
 ARGOCD_PUBLIC_URL = "https://argocd.example.com"
@@ -76,10 +80,10 @@ async def _settle(services: Any, timeout: float = 30.0) -> None:
     raise TimeoutError("the demo's jobs did not finish in time")
 
 
-def print_channel(slack: FakeSlack, channel: str, out: TextIO) -> None:
+def print_channel(slack: FakeSlack, channel: str, out: TextIO, name: str = "alerts") -> None:
     for msg in slack.messages(channel):
         edited = f" (updated {msg['updated']}x)" if msg.get("updated") else ""
-        out.write(f"\n┏━ #alerts · argo-why{edited}\n")
+        out.write(f"\n┏━ #{name} · argo-why{edited}\n")
         out.write(render_message(msg, indent="┃ ") + "\n")
         for reply in slack.thread(channel, msg["ts"]):
             out.write("┃\n┃   ↳ reply in thread\n")
@@ -91,12 +95,14 @@ def print_channel(slack: FakeSlack, channel: str, out: TextIO) -> None:
 
 def fakes_settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, github: FakeGitHub, tmp: Path, *,
                    signing_secret: str, webhook_token: str, channel: str, interval_s: float,
-                   digest_threshold: int = 10, view_base_url: str | None = None) -> Settings:  # fmt: skip
+                   digest_threshold: int = 10, view_base_url: str | None = None,
+                   channel_routes: dict[str, str] | None = None) -> Settings:  # fmt: skip
     """The bot's settings against the demo's fakes: the in-memory store, Alice and Bob as the two approvers; with
     ``view_base_url`` (the bot's own URL), "Full diff" links signed with a fresh key."""
     return Settings(
         slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(signing_secret),
-                            channel=channel, api_url=slack.url, channel_interval_s=interval_s),
+                            channel=channel, api_url=slack.url, channel_interval_s=interval_s,
+                            channel_routes=channel_routes or {}),
         argocd=ArgoCDSettings(url=argocd.url, public_url=ARGOCD_PUBLIC_URL, token=SecretStr(argocd.token),
                               kubeconfig=str(kube.write_kubeconfig(tmp / "kubeconfig", context="demo")),
                               cluster_contexts={"https://kubernetes.default.svc": "demo"}),
@@ -126,17 +132,21 @@ async def run(examples: Path, out: TextIO | None = None, *, hold: bool = False, 
         for folder in folders:
             app, resources, renders = app_from_case(folder)
             app = tracked_by(app)  # each app is applied by the app of apps
+            if app["metadata"]["name"] == FIX_APP:  # the shop team's app, in the shop team's AppProject
+                app["spec"]["project"] = SHOP_PROJECT
             argocd.add_app(app, resources, renders)
             kube.add(*context_from_case(folder))
             apps.append(app)
         argocd.add_app(root_application(), [], [[]])
+        argocd.add_project(app_project(SHOP_PROJECT))
+        slack.add_channel(SHOP_CHANNEL, "shop")
         github.add_repo(REPO, gitops_files(apps))
         webhook_token = secrets.token_urlsafe(24)
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         settings = fakes_settings(slack, argocd, kube, github, Path(tmp), signing_secret=signing_secret,
                                   webhook_token=webhook_token, channel=CHANNEL, interval_s=0.2,
-                                  view_base_url=base)  # fmt: skip
+                                  view_base_url=base, channel_routes={SHOP_PROJECT: "#shop"})  # fmt: skip
         services = build_services(settings)
         # The same keep-alive as `serve`: httpx's pool must not reuse a connection the server is closing.
         config = uvicorn.Config(
@@ -167,8 +177,10 @@ async def run(examples: Path, out: TextIO | None = None, *, hold: bool = False, 
                 out.write(f"click [Show diff] on the first alert            -> {r.status_code}\n")
                 await _settle(services)
                 await _fix_from_chat(http, slack, services, signing_secret, out)
-                out.write("\nWhat argo-why posted in Slack:\n")
+                out.write("\nWhat argo-why posted in Slack, in the platform team's #alerts (the apps of no team):\n")
                 print_channel(slack, CHANNEL, out)
+                out.write(f"\nand in the shop team's #shop (AppProject {SHOP_PROJECT}, routed by CHANNEL_ROUTES):\n")
+                print_channel(slack, SHOP_CHANNEL, out, "shop")
                 print_pull_requests(github, out)
                 out.write(
                     f"\n{len(slack.calls)} Slack API calls; Argo CD was read {len(argocd.calls)} times and "
@@ -189,8 +201,8 @@ async def _save_pages(http: httpx.AsyncClient, slack: FakeSlack, folder: Path, o
     """Open the "Full diff" link of each thread, as a person would, and save the page it answers to a file."""
     folder.mkdir(parents=True, exist_ok=True)
     out.write("\nThe drift page of each alert (its thread's Full diff link, opened while the bot runs):\n")
-    for message in slack.messages(CHANNEL):
-        replies = slack.thread(CHANNEL, message["ts"])
+    for channel, message in [(c, m) for c in (CHANNEL, SHOP_CHANNEL) for m in slack.messages(c)]:
+        replies = slack.thread(channel, message["ts"])
         found = re.search(r"<(http://127\.0\.0\.1:\d+/view/[^|>]+)\|Full diff>", json.dumps(replies[:1]))
         if not found:
             continue
@@ -206,17 +218,17 @@ async def _save_pages(http: httpx.AsyncClient, slack: FakeSlack, folder: Path, o
 async def _fix_from_chat(http: httpx.AsyncClient, slack: FakeSlack, services: Any, signing_secret: str,
                          out: TextIO) -> None:  # fmt: skip
     """Alice asks for the PR of the checkout alert, the bot wants a second approver, Bob approves."""
-    parent = next(m for m in slack.messages(CHANNEL) if FIX_APP in m["text"])
+    parent = next(m for m in slack.messages(SHOP_CHANNEL) if FIX_APP in m["text"])
     clicks = [(parent, "open_pr", APPROVERS[0], "[Open PR] on the checkout alert, by Alice")]
     for message, action, user, what in clicks:
         value, block_id = _button(message, action)
-        body = block_action_body(action, value, user_id=user, channel_id=CHANNEL, message_ts=message["ts"],
+        body = block_action_body(action, value, user_id=user, channel_id=SHOP_CHANNEL, message_ts=message["ts"],
                                  block_id=block_id, response_url=slack, message=message)  # fmt: skip
         r = await http.post("/slack/events", content=body, headers=signed_headers(signing_secret, body))
         out.write(f"click {what:<42} -> {r.status_code}\n")
         await _settle(services)
         if action == "open_pr":
-            approval = slack.thread(CHANNEL, parent["ts"])[-1]
+            approval = slack.thread(SHOP_CHANNEL, parent["ts"])[-1]
             clicks.append((approval, "approve", APPROVERS[1], "[Approve] in the thread, by Bob"))
 
 

@@ -6,8 +6,9 @@ base branch, never a merge, nothing to Argo CD or the cluster. Guarantees:
 
 * the same fix is the same branch, so an open PR for it is linked instead of a second one (double clicks, Slack
   retries and two replicas are also serialised by the caller's lock; this is the second line of defence);
-* the edit is the round-trip editor's (:mod:`bot.fixes.edit`): lines are added (or, for a source fix, the
-  field's own line removed) and nothing else changes; what it cannot edit safely is never half-edited but
+* the edit is the round-trip editor's (:mod:`bot.fixes.edit`, :mod:`bot.fixes.setfield`): lines are added (or,
+  for a source fix, the field's own line removed; for a commit of the live value, that value's line changed) and
+  nothing else changes; what it cannot edit safely is never half-edited but
   answered with :class:`Paste` (the reason and the YAML to paste by hand);
 * a rule already in the file is :class:`AlreadyPresent`: no branch, no PR;
 * a Git host error reaches the caller as :class:`bot.sources.git.GitHostError` with a sentence to show.
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from bot.fixes.edit import EditResult, add_ignore_rules, drop_field, rules_yaml
 from bot.fixes.locate import Definition
 from bot.fixes.proposal import Proposal
+from bot.fixes.setfield import set_field
 from bot.sources.git import GitHost, GitHostError, PullRequest
 from bot.wording import pr as wording
 
@@ -59,8 +61,14 @@ def edit(p: Proposal, d: Definition, text: str) -> EditResult:
                                 path=d.file.path)  # fmt: skip
     result = EditResult("already-present")
     for f in p.findings:
-        step = drop_field(text, kind=f.resource.kind, name=f.resource.name, namespace=f.resource.namespace or None,
-                          pointer=f.pointer, path=d.file.path)  # fmt: skip
+        r = f.resource
+        if p.kind == "commit":
+            assert isinstance(f.live, str | int | float | bool)  # commit_fixable chose it
+            step = set_field(text, kind=r.kind, name=r.name, namespace=r.namespace or None, pointer=f.pointer,
+                             git=f.desired, live=f.live, path=d.file.path)  # fmt: skip
+        else:
+            step = drop_field(text, kind=r.kind, name=r.name, namespace=r.namespace or None, pointer=f.pointer,
+                              path=d.file.path)  # fmt: skip
         if step.status == "refused":
             return step
         if step.status == "changed" and step.text is not None:

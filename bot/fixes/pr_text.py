@@ -64,12 +64,15 @@ def _writers(findings: Sequence[Finding]) -> str:
 
 def pr_title(p: Proposal) -> str:
     """``argo-why: ignore <field> of <Kind>/<name> rewritten by <writer>``, or the number of fields."""
+    titles = {"ignore": (wording.PR_TITLE_ONE, wording.PR_TITLE_MANY),
+              "source": (wording.PR_TITLE_SOURCE_ONE, wording.PR_TITLE_SOURCE_MANY),
+              "commit": (wording.PR_TITLE_COMMIT_ONE, wording.PR_TITLE_COMMIT_MANY)}[p.kind]  # fmt: skip
     if len(p.findings) == 1:
         f = p.findings[0]
-        template = wording.PR_TITLE_ONE if p.kind == "ignore" else wording.PR_TITLE_SOURCE_ONE
+        template = titles[0]
         title = template.format(field=f.pointer, kind=f.resource.kind, name=f.resource.name, writer=writer_name(f))
     else:
-        template = wording.PR_TITLE_MANY if p.kind == "ignore" else wording.PR_TITLE_SOURCE_MANY
+        template = titles[1]
         title = template.format(count=len(p.findings), app=p.app, writers=_writers(p.findings))
     return _clip(" ".join(title.split()), TITLE_LIMIT)
 
@@ -111,7 +114,11 @@ def wide_fields(f: Finding) -> list[str]:
 def _finding(number: int, f: Finding, p: Proposal) -> str:
     r = f.resource
     name = f"{r.namespace}/{r.name}" if r.namespace else r.name
-    lines = [wording.PR_FINDING_TITLE.format(number=number, field=f.pointer, kind=r.kind, name=name), ""]
+    fallback = p.kind == "ignore" and f.fix.fallback
+    lines = [wording.PR_FINDING_TITLE.format(number=number, field=f.pointer, kind=r.kind, name=name,
+                                             fallback=wording.PR_FALLBACK_TITLE if fallback else ""), ""]  # fmt: skip
+    if fallback:
+        lines += [wording.PR_FALLBACK_WHY, ""]
     if f.explanation:
         lines += [f.explanation, ""]
     bullets = [_which(f)]
@@ -126,6 +133,8 @@ def _finding(number: int, f: Finding, p: Proposal) -> str:
         wide = wide_fields(f)
         if wide:
             bullets.append(wording.PR_WIDE.format(fields=", ".join(f"`{w}`" for w in wide), kind=r.kind, name=name))
+    elif p.kind == "commit":
+        bullets += [wording.PR_SAFE_COMMIT, wording.PR_STILL_DETECTED_COMMIT.format(field=f.pointer)]
     else:
         bullets += [wording.PR_SAFE_SOURCE, wording.PR_STILL_DETECTED_SOURCE.format(field=f.pointer)]
     bullets.append(wording.PR_VALUES.format(desired=_inline(f.desired), live=_inline(f.live)))
@@ -137,6 +146,21 @@ def _finding(number: int, f: Finding, p: Proposal) -> str:
     return "\n".join(lines)
 
 
+def _fallbacks(p: Proposal) -> str:
+    """Which rules are only fallbacks (normalization, defaulting) and the fix in Git for each, or ""."""
+    chosen = [f for f in p.findings if f.fix.fallback]
+    if not chosen:
+        return ""
+    items = []
+    for f in chosen:
+        r = f.resource
+        name = f"{r.namespace}/{r.name}" if r.namespace else r.name
+        alternative = f.fix.alternative or wording.PR_FALLBACK_WHY
+        items.append(wording.PR_FALLBACK_ITEM.format(field=f.pointer, kind=r.kind, name=name, cause=f.cause,
+                                                     alternative=alternative))  # fmt: skip
+    return "\n".join([wording.PR_FALLBACKS, *items])
+
+
 def change_yaml(p: Proposal) -> tuple[str, str]:
     """The ``ignoreDifferences`` entries and the sync options this proposal adds, as YAML (either may be "")."""
     rules = _yaml(list(p.rules)) if p.rules else ""
@@ -144,14 +168,28 @@ def change_yaml(p: Proposal) -> tuple[str, str]:
     return rules, options
 
 
-def pr_body(p: Proposal, target: Target, *, approvers: Sequence[str], thread_url: str | None) -> str:
+Approver = tuple[str, str | None]
+"""A Slack user ID and the name Slack gave for it (``None`` when it could not be read)."""
+
+
+def approver_text(user: str, name: str | None) -> str:
+    """``Alice Liddell (`<@U0ALICE>` in Slack)``: never ``@name``, which the Git host would read as a mention."""
+    clean = " ".join((name or "").replace("`", "'").split()).lstrip("@")
+    if clean:
+        return wording.PR_APPROVER_NAMED.format(name=clean, user=user)
+    return wording.PR_APPROVER_ID.format(user=user)
+
+
+def pr_body(p: Proposal, target: Target, *, approvers: Sequence[Approver], thread_url: str | None) -> str:
     """The Markdown body: intro, approval, the change, then one section per finding, and the footer."""
     fields = f"`{p.findings[0].pointer}`" if len(p.findings) == 1 else f"{len(p.findings)} fields"
-    intro = wording.PR_INTRO_IGNORE if p.kind == "ignore" else wording.PR_INTRO_SOURCE
+    intro = {"ignore": wording.PR_INTRO_IGNORE, "source": wording.PR_INTRO_SOURCE,
+             "commit": wording.PR_INTRO_COMMIT}[p.kind]  # fmt: skip
     parts = [intro.format(app=p.app, fields=fields)]
     if target.applicationset:
         parts.append(wording.PR_APPLICATIONSET.format(appset=target.applicationset))
-    approval = [wording.PR_APPROVED.format(approvers=", ".join(approvers))] if approvers else []
+    named = ", ".join(approver_text(user, name) for user, name in approvers)
+    approval = [wording.PR_APPROVED.format(approvers=named)] if approvers else []
     if thread_url:
         approval.append(wording.PR_THREAD.format(url=thread_url))
     if approval:
@@ -163,10 +201,17 @@ def pr_body(p: Proposal, target: Target, *, approvers: Sequence[str], thread_url
         change += [wording.PR_CHANGE_IGNORE.format(where=target.where), _fence(rules)]
         if options:
             change += [wording.PR_CHANGE_SYNC.format(where=target.where), _fence(options)]
+        fallbacks = _fallbacks(p)
+        if fallbacks:
+            change.append(fallbacks)
     else:
         for f in p.findings:
             resource = f"{f.resource.kind} `{f.resource.name}`"
-            change.append(wording.PR_CHANGE_SOURCE.format(resource=resource, field=f.pointer))
+            if p.kind == "commit":
+                values = {"desired": _inline(f.desired), "live": _inline(f.live)}
+                change.append(wording.PR_CHANGE_COMMIT.format(resource=resource, field=f.pointer, **values))
+            else:
+                change.append(wording.PR_CHANGE_SOURCE.format(resource=resource, field=f.pointer))
     parts.append("\n\n".join(change))
     findings = [wording.PR_FINDINGS_TITLE, *(_finding(i, f, p) for i, f in enumerate(p.findings, 1))]
     parts.append("\n\n".join(findings))

@@ -1,7 +1,8 @@
 """What a pull request proposes: the findings it is for, the merged rules, and its identity. Pure.
 
-A :class:`Proposal` is built from findings that carry a rule (``ignore``) or from one autoscaler finding whose
-field should leave the manifest instead (``source``). Guarantees:
+A :class:`Proposal` is built from findings that carry a rule (``ignore``), from one autoscaler finding whose
+field should leave the manifest instead (``source``), or from one field changed by hand whose live value should
+become Git's (``commit``: the hotfix that was right). Guarantees:
 
 * rules for the same object (group, kind, namespace, name) are merged into one entry, pointers and expressions
   in first-seen order without repeats, exactly as the editor merges them into a file;
@@ -21,6 +22,7 @@ from typing import Any, Literal
 
 from bot.jobs import app_key
 from bot.model import Finding
+from bot.wording.report import MASK
 
 RuleKey = tuple[str, str, str, str]
 _LIST_FIELDS = ("jsonPointers", "jqPathExpressions", "managedFieldsManagers")
@@ -53,7 +55,7 @@ class Proposal:
 
     app: str
     app_namespace: str | None
-    kind: Literal["ignore", "source"]
+    kind: Literal["ignore", "source", "commit"]
     findings: tuple[Finding, ...]
     rules: tuple[dict[str, Any], ...] = ()
     """``ignore``: the merged ignoreDifferences entries to add."""
@@ -68,6 +70,8 @@ class Proposal:
     def fix_hash(self) -> str:
         if self.kind == "ignore":
             what: Any = {"rules": list(self.rules), "sync_options": sorted(self.sync_options)}
+        elif self.kind == "commit":  # another live value is another fix
+            what = sorted(f"{_ref(f)}{f.pointer}={json.dumps(f.live, sort_keys=True)}" for f in self.findings)
         else:
             what = sorted(f"{_ref(f)}{f.pointer}" for f in self.findings)
         raw = json.dumps({"kind": self.kind, "what": what}, sort_keys=True, ensure_ascii=False)
@@ -108,6 +112,34 @@ def source_proposal(app: str, app_namespace: str | None, findings: Sequence[Find
     """Drop each autoscaled ``spec.replicas`` from its manifest, or ``None`` when no finding allows it."""
     chosen = tuple(f for f in findings if source_fixable(f))
     return Proposal(app, app_namespace, "source", chosen) if chosen else None
+
+
+def commit_fixable(f: Finding) -> bool:
+    """A field changed by hand whose live value can be written into the manifest line for line: a scalar on both
+    sides, never a Secret's (masked) value."""
+    scalars = (str, int, float, bool)
+    return (
+        f.cause == "manual-edit"
+        and isinstance(f.live, scalars)
+        and isinstance(f.desired, scalars)
+        and MASK not in (f.live, f.desired)
+        and f.resource.kind != "Secret"
+    )
+
+
+def commit_proposal(app: str, app_namespace: str | None, findings: Sequence[Finding]) -> Proposal | None:
+    """Write each hand-made live value into its manifest, or ``None`` when no finding allows it."""
+    chosen = tuple(f for f in findings if commit_fixable(f))
+    return Proposal(app, app_namespace, "commit", chosen) if chosen else None
+
+
+def proposal(kind: str, app: str, app_namespace: str | None, findings: Sequence[Finding]) -> Proposal | None:
+    """The proposal of ``kind`` (``ignore``, ``source``, ``commit``) for these findings, or ``None``."""
+    if kind == "source":
+        return source_proposal(app, app_namespace, findings)
+    if kind == "commit":
+        return commit_proposal(app, app_namespace, findings)
+    return ignore_proposal(app, app_namespace, findings)
 
 
 def _ref(f: Finding) -> str:

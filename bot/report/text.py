@@ -35,12 +35,21 @@ def _writer_line(f: Finding) -> str:
     return who
 
 
+def _text_changes(f: Finding) -> list[str]:
+    """For a text of several lines on both sides, the lines that changed (instead of both texts whole)."""
+    if wording.is_text(f.desired) and wording.is_text(f.live):
+        return wording.text_changes(str(f.desired), str(f.live))
+    return []
+
+
 def _finding(f: Finding) -> list[str]:
+    heading = f"  {f.field_name}" + (f"  ({f.pointer})" if f.field_name != f.pointer else "")
     lines = [
-        f"  {f.pointer}",
+        heading,
         f"    verdict:  {f.cause} ({f.confidence}): {wording.CAUSE_TITLES[f.cause]}",
         f"    Git:      {wording.short_value(f.desired, 100) if f.desired is not None else '(absent)'}",
         f"    live:     {wording.short_value(f.live, 100) if f.live is not None else '(absent)'}",
+        *(f"    changed:  {c}" for c in _text_changes(f)),
         f"    writer:   {_writer_line(f)}",
         f"    why:      {f.explanation}",
         f"    fix:      {f.fix.action}",

@@ -6,10 +6,17 @@ findings changed); an app that became Synced turns its parent green; the next dr
 More than ``digest_threshold`` apps drifting within ``digest_window_s`` go to the digest (:mod:`bot.runtime.digest`)
 instead of a parent each, and so do the failures of a burst or of an Argo CD outage.
 
+Channels: every alert goes to the app's channel as :class:`bot.runtime.routes.Router` reads it from Argo CD at that
+moment (annotations, subscription, ``CHANNEL_ROUTES``, ``SLACK_CHANNEL``); bursts are counted per channel. An app
+whose channel changed while it has a thread gets a new thread in the new channel, and its old thread says where it
+went; an alert that could not go to its channel (a name Slack does not know, a channel the bot may not post in) goes
+to ``SLACK_CHANNEL`` with a reply saying why.
+
 Exactly once: an alert is handled under its app's lock (:mod:`bot.runtime.serial`), so two alerts for one app never both
 find "no thread"; every post goes through the outbox (:mod:`bot.slack.outbox`): the parent under the key
-``parent:<app_key>`` (whichever job posts it), the replies under keys of their episode and findings, everything
-else under the keys of its queue entry. A job done again posts nothing twice.
+``parent:<channel>:<app_key>`` (whichever job posts it), the replies under keys of their thread, episode and findings,
+the move and routing notes under ``moved:`` and ``route-note:`` keys of their thread, everything else under the keys
+of its queue entry. A job done again posts nothing twice.
 
 Links to Argo CD come from the configuration (``ARGOCD_PUBLIC_URL``, else ``ARGOCD_URL``), never from the
 webhook; failure messages name the public URL, never the internal one.
@@ -28,8 +35,10 @@ from bot.errors import ArgoWhyError
 from bot.jobs import ButtonJob, CommandJob, WebhookJob, app_key
 from bot.model import Report
 from bot.runtime.fixflow import FixFlow
+from bot.runtime.routes import Routed
 from bot.runtime.serial import AppLocks
 from bot.runtime.services import Services
+from bot.slack.poster import SlackRefused
 from bot.slack.render import Alert, Buttons, Message, diff_message, error_message, parent_message, thread_messages
 from bot.slack.render.fixes import FixButtons
 from bot.sources.argocd import ArgoCDError
@@ -43,6 +52,8 @@ from bot.wording import slack as wording
 log = logging.getLogger("argo_why.alerts")
 STATE_TTL_S = 14 * 24 * 3600
 _TRANSIENT = (None, 429, 500, 502, 503, 504)  # no answer at all, or Argo CD overloaded or down
+# chat.postMessage's answers for a channel the bot cannot post in: the alert goes to SLACK_CHANNEL instead
+_CHANNEL_REFUSALS = ("channel_not_found", "not_in_channel", "is_archived", "restricted_action")
 
 
 def fingerprint(report: Report) -> str:
@@ -76,6 +87,7 @@ class Alerts:
     def __init__(self, services: Services, fixes: FixFlow, locks: AppLocks, *, backoff_s: float = 0.5) -> None:
         self.s = services
         self.fixes = fixes
+        self.router = fixes.router
         self.locks = locks
         self.backoff_s = backoff_s
 
@@ -124,6 +136,9 @@ class Alerts:
         if body.sync.status == "Synced":
             await self.turn_green(ref, alert, key)
             return
+        listed = ref if ref is not None and ref.in_digest else None
+        if listed is not None:  # only listed in a digest so far: this alert gets a parent of its own
+            ref = None
         # `/argo mute shop 2h` names the app without its namespace: it mutes every app of that name
         muted = await self.s.store.mute_until(key, time.time()) or await self.s.store.mute_until(name, time.time())
         if muted:
@@ -131,23 +146,40 @@ class Alerts:
             return
         report, analysed = await self._report(job, ref)
         if not report.findings and report.complete:  # an object not compared is not "matches Git"
-            await self.turn_green(ref, alert, key)
+            await self.turn_green(ref if ref is not None else listed, alert, key)
             return
-        if ref is None and await self._burst(key):
-            await self.s.store.add_to_digest(key, DigestItem.of(alert, report).model_dump(mode="json"))
+        routed = await self.router.route(name, ns, body.app.project)
+        moved_from = None
+        if ref is not None and ref.channel != routed.channel:
+            await self._moved(ref, routed, key)
+            moved_from, ref = ref.channel, None
+        if ref is None and await self._burst(key, routed.channel):
+            item = DigestItem.of(alert, report, channel=routed.channel, route_note=routed.note)
+            await self.s.store.add_to_digest(key, item.model_dump(mode="json"))
             return
         controls = await self._controls(key, name, ns, alert, report)
         fp = fingerprint(report)
         now = time.time()
         if ref is None:
-            channel = self.s.channel
             alert = replace(alert, unsettled_syncs=1)
-            ch, ts = await self._parent(channel, None, report, alert, controls, key=f"parent:{key}")
+            try:
+                post_key = f"parent:{routed.channel}:{key}"
+                ch, ts = await self._parent(routed.channel, None, report, alert, controls, key=post_key)
+            except SlackRefused as e:  # the route names a channel the bot cannot post in: SLACK_CHANNEL says why
+                if routed.channel == self.s.channel or e.error not in _CHANNEL_REFUSALS:
+                    raise
+                reason = wording.ROUTE_REFUSED.format(channel=routed.channel, error=e.error)
+                routed = replace(routed, channel=self.s.channel,
+                                 note=wording.ROUTE_FALLBACK.format(app=name, reasons=reason))  # fmt: skip
+                post_key = f"parent:{routed.channel}:{key}"
+                ch, ts = await self._parent(routed.channel, None, report, alert, controls, key=post_key)
+            since = drift_start(listed) if listed is not None and listed.status == "drift" else now
             ref = ThreadRef(app=key, channel=ch, ts=ts, fingerprint="", status="drift", unsettled_syncs=1, updated=now,
-                            last_alert=job.key, counted=[job.key], report_state=controls.state, since=now,
+                            last_alert=job.key, counted=[job.key], report_state=controls.state, since=since,
                             analysed=analysed)  # fmt: skip
             await self.s.store.save_thread(ref, key)  # before the replies: a retry re-uses this thread
-            await self.s.outbox.forget(f"parent:{key}")
+            await self.s.outbox.forget(post_key)
+            await self._notes(ref, routed, moved_from, name)
             replies = True
         else:
             same_episode = ref.status == "drift"
@@ -163,7 +195,7 @@ class Alerts:
                           since=drift_start(ref) if same_episode else now)  # fmt: skip
             await self.s.store.save_thread(ref, key)
         if replies:
-            episode = f"reply:{key}:{ref.ts}:{drift_start(ref):.6f}:{fp}"
+            episode = f"reply:{key}:{ref.ts}:{drift_start(ref):.6f}:{fp}"  # ts: a thread in a new channel replies anew
             await self._thread(ref.channel, ref.ts, report, alert, controls, key=episode)
             await self.s.store.save_thread(replace(ref, fingerprint=fp), key)
 
@@ -179,23 +211,43 @@ class Alerts:
         started = time.time()
         return await self.analyse(job.body.app.name, job.body.app.namespace), started
 
-    async def _burst(self, key: str) -> bool:
-        """Whether the alert of an app without a thread is part of a burst (and goes to the digest)."""
+    async def _burst(self, key: str, channel: str) -> bool:
+        """Whether the alert of an app without a thread is part of a burst in its channel (and goes to the digest)."""
         runtime = self.s.settings.runtime
-        busy = await self.s.store.note_alert(key, time.time(), runtime.digest_window_s)
+        busy = await self.s.store.note_alert(key, time.time(), runtime.digest_window_s, channel)
         return busy > runtime.digest_threshold
+
+    async def _moved(self, ref: ThreadRef, routed: Routed, key: str) -> None:
+        """The app's channel changed: its old thread says where its alerts go now (once per move)."""
+        text = wording.ROUTE_MOVED_OLD.format(app=key, channel=routed.channel,
+                                              source=wording.ROUTE_SOURCES[routed.route.source])  # fmt: skip
+        await self.s.outbox.post(ref.channel, Message(text=text, blocks=[]), thread_ts=ref.ts,
+                                 key=f"moved:{key}:{ref.ts}:{routed.channel}")  # fmt: skip
+
+    async def _notes(self, ref: ThreadRef, routed: Routed, moved_from: str | None, name: str) -> None:
+        """In a new thread: why it is not in the app's own channel, and where it was before a move."""
+        if routed.note:
+            await self.s.outbox.post(ref.channel, Message(text=routed.note, blocks=[]), thread_ts=ref.ts,
+                                     key=f"route-note:{ref.app}:{ref.ts}")  # fmt: skip
+        if moved_from:
+            text = wording.ROUTE_MOVED_NEW.format(app=name, channel=moved_from)
+            await self.s.outbox.post(ref.channel, Message(text=text, blocks=[]), thread_ts=ref.ts,
+                                     key=f"moved-from:{ref.app}:{ref.ts}")  # fmt: skip
 
     async def failure_to_digest(self, job: WebhookJob, failure: AnalysisFailed) -> bool:
         """A failed alert of an app without a thread joins the digest when Argo CD is down or the failure is part
         of a burst (one message, not one per app); False when it should be said on its own."""
         key = job.body.app_key
-        if await self.s.store.get_thread(key) is not None:
+        ref = await self.s.store.get_thread(key)
+        if ref is not None and not ref.in_digest:
             return False
-        if not await self._burst(key) and not failure.retryable:
+        routed = await self.router.route(job.app, job.body.app.namespace, job.body.app.project)
+        if not await self._burst(key, routed.channel) and not failure.retryable:
             return False
         alert = self.alert(job.app, job.body.app.namespace, project=job.body.app.project,
                            revision=job.body.sync.revision, status="failed")  # fmt: skip
-        item = DigestItem.of(alert, Report(app=job.app), reason=str(failure))
+        item = DigestItem.of(alert, Report(app=job.app), reason=str(failure), channel=routed.channel,
+                             route_note=routed.note)  # fmt: skip
         await self.s.store.add_to_digest(key, item.model_dump(mode="json"))
         return True
 
@@ -205,8 +257,13 @@ class Alerts:
             await self.turn_green(await self.s.store.get_thread(key), alert, key)
 
     async def turn_green(self, ref: ThreadRef | None, alert: Alert, key: str) -> None:
-        """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread."""
+        """The parent says the app is Synced again (no buttons), once; the next drift re-uses the thread. An app
+        only listed in a digest has no parent to turn green (the digest's message lists others too): its record
+        says Synced, so that reminders stop."""
         if ref is None or ref.status == "synced":
+            return
+        if ref.in_digest:
+            await self.s.store.save_thread(replace(ref, status="synced", updated=time.time()), key)
             return
         await self.s.outbox.update(
             ref.channel, ref.ts, parent_message(Report(app=alert.app), replace(alert, status="synced"), None)
@@ -246,9 +303,22 @@ class Alerts:
             if fixes is not None:
                 await self.fixes.remember(channel, ts, m, fixes)
 
-    # --- /argo why, /argo diff ------------------------------------------------------------------------
+    # --- /argo why, /argo diff, /argo mute --------------------------------------------------------------
+    async def _not_visible(self, channel: str, user: str, name: str, ns: str | None) -> bool:
+        """Whether the app may not be talked about here; if so, the person is told so (ephemerally), with no word
+        on whether it exists."""
+        if await self.router.visible(channel, user, name, ns):
+            return False
+        await self.s.outbox.ephemeral(channel, user, error_message(wording.NOT_VISIBLE.format(app=app_key(name, ns))))
+        return True
+
     async def command(self, job: CommandJob) -> None:
         name, ns, channel = job.app, job.app_namespace, job.channel
+        if await self._not_visible(channel, job.user, name, ns):
+            return
+        if job.command == "mute":
+            await self._mute(app_key(name, ns), job.mute_s or 0, job.duration or "", job.user, channel, None)
+            return
         try:
             report = await self.analyse(name, ns)
         except AnalysisFailed as e:
@@ -270,14 +340,26 @@ class Alerts:
         ch, ts = await self._parent(channel, None, report, alert, controls)
         await self._thread(ch, ts, report, alert, controls)
 
-    # --- Show diff, Re-check --------------------------------------------------------------------------
+    async def _mute(self, key: str, seconds: int, duration: str, user: str, channel: str,
+                    thread_ts: str | None) -> None:  # fmt: skip
+        # the mute is keyed by app, not channel: it follows an app that moves to another team's channel
+        await self.s.store.set_mute(key, time.time() + seconds, user)
+        text = wording.MUTED.format(user=user, app=key, duration=duration)
+        await self.s.outbox.post(channel, Message(text=text, blocks=[]), thread_ts=thread_ts)
+
+    # --- Show diff, Re-check, Mute 24h ----------------------------------------------------------------
     async def button(self, job: ButtonJob) -> None:
         state = await ReportState.load(self.s.store, job.state)
         channel, thread_ts = job.channel, job.thread_ts
         if state is None:
             await self.s.outbox.ephemeral(channel, job.user, error_message(wording.STATE_EXPIRED))
             return
+        if await self._not_visible(channel, job.user, state.app, state.app_namespace):
+            return
         alert = state.alert
+        if job.type == "mute":
+            await self._mute(state.app_key, 24 * 3600, "24h", job.user, channel, thread_ts)
+            return
         if job.type == "show_diff":
             msg, full = diff_message(state.parsed_report(), alert)
             await self.s.outbox.post(channel, msg, thread_ts=thread_ts)
@@ -291,7 +373,7 @@ class Alerts:
             controls = (
                 await self._controls(key, state.app, state.app_namespace, alert, report) if report.findings else None
             )
-            if ref is not None and ref.ts == thread_ts:
+            if ref is not None and ref.ts == thread_ts and not ref.in_digest:
                 if controls is not None:
                     await self._parent(ref.channel, ref.ts, report, alert, controls)
                     await self.s.store.save_thread(replace(ref, report_state=controls.state), key)

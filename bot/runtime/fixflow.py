@@ -5,8 +5,10 @@ The flow of DESIGN.md section 6 (a contract), for one :class:`bot.jobs.FixJob`:
 1. the button's value is an opaque :class:`bot.state.FixState` id; the approver is the job's ``user`` (the signed
    payload's ``user.id``), never anything the button carries;
 2. without a Git provider there is nothing to do; a PR already opened for the same fix is linked, not repeated;
-3. :func:`bot.approvals.decide`: nobody may approve (``APPROVERS`` empty), not allowed, the same person twice,
-   "approved 1 of 2" (posted with an Approve button), or approved;
+3. :func:`bot.approvals.decide`, with the approvers of the app's AppProject as Argo CD shows it at click time
+   (``APPROVER_ROUTES``, else ``APPROVERS``; :class:`bot.runtime.routes.Router`): nobody may approve, not allowed
+   (the refusal names who may, for that project), the same person twice, "approved 1 of 2" (posted with an Approve
+   button), or approved. A click where the app is not visible (another team's channel) is refused the same way;
 4. approved: under a lock per fix (``lock:pr:<fix_id>``, so double clicks, Slack retries and two replicas open
    one PR) the definition is located, edited, pushed and the PR opened (:mod:`bot.fixes`); the button block of
    the message that carried it (and of the first approver's message) becomes "PR #N opened by @user", the thread
@@ -29,9 +31,12 @@ from bot.errors import ArgoWhyError
 from bot.fixes.locate import Definition, Locator, NoDefinition
 from bot.fixes.opener import AlreadyPresent, Opened, Paste, open_fix, paste_snippet
 from bot.fixes.pr_text import Target, change_yaml, pr_body, pr_title
-from bot.fixes.proposal import Proposal, ignore_proposal, source_fixable, source_proposal
+from bot.fixes.proposal import Proposal, commit_fixable, proposal, source_fixable
 from bot.jobs import FixJob
 from bot.model import Alert, Finding, Report
+from bot.routing import first_match
+from bot.runtime.routes import Router
+from bot.runtime.serial import leased
 from bot.runtime.services import Services
 from bot.slack.directory import Directory
 from bot.slack.poster import SlackUnavailable
@@ -56,15 +61,12 @@ from bot.state import FixState
 from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.fixes")
-LOCK_TTL_S = 300
+LEASE_S = 30  # the lock of one fix's PR, renewed while the PR is opened (bot.runtime.serial.leased)
 MESSAGE_TTL_S = 14 * 24 * 3600
 
 
 def proposal_of(state: FixState) -> Proposal | None:
-    findings = state.parsed_findings()
-    if state.kind == "source":
-        return source_proposal(state.app, state.app_namespace, findings)
-    return ignore_proposal(state.app, state.app_namespace, findings)
+    return proposal(state.kind, state.app, state.app_namespace, state.parsed_findings())
 
 
 class FixFlow:
@@ -74,6 +76,7 @@ class FixFlow:
         self.directory = directory
         self.git = git
         self.owner = owner
+        self.router = Router(services)
 
     # --- saying things ------------------------------------------------------------------------------------
     async def _thread(self, job: FixJob, message: Message) -> str:
@@ -117,15 +120,16 @@ class FixFlow:
     async def buttons(self, key: str, name: str, ns: str | None, alert: Alert, report: Report
                       ) -> tuple[FixButtons | None, FixButtons | None]:  # fmt: skip
         """The Open PR buttons of the parent (all findings with a rule) and of the thread (one per finding, and
-        "fix the source" where that is the better fix and the source is plain YAML); a slot whose fix already has
+        "fix the source" where that is the better fix and the source is plain YAML, "commit the live value to Git"
+        for a field changed by hand in a plain YAML source); a slot whose fix already has
         a PR shows its link instead. ``(None, None)`` without a Git provider."""
         if self.git is None or not report.findings:
             return None, None
         required = self.s.settings.git.approvals_required
 
-        async def slot(slot: str, kind: Literal["ignore", "source"], findings: list[Finding],
+        async def slot(slot: str, kind: Literal["ignore", "source", "commit"], findings: list[Finding],
                        states: dict[str, str], prs: dict[str, PRLink]) -> None:  # fmt: skip
-            p = ignore_proposal(name, ns, findings) if kind == "ignore" else source_proposal(name, ns, findings)
+            p = proposal(kind, name, ns, findings)
             if p is None:
                 return
             fix_ids[slot] = p.fix_id
@@ -148,6 +152,8 @@ class FixFlow:
             await slot(slot_finding(i), "ignore", [f], states, prs)
             if plain_yaml and source_fixable(f):
                 await slot(slot_finding(i, "source"), "source", [f], states, prs)
+            if plain_yaml and commit_fixable(f):  # a hand-made change that may be the right value: keep it
+                await slot(slot_finding(i, "commit"), "commit", [f], states, prs)
         return (FixButtons(parent_states, parent_prs, required, fix_ids),
                 FixButtons(states, prs, required, fix_ids))  # fmt: skip
 
@@ -162,15 +168,24 @@ class FixFlow:
             await self._audit(job, p, "refused", reason="no Git provider configured")
             await self.s.outbox.ephemeral(job.channel, job.user, error_message(wording.SLACK_PR_NO_GIT))
             return
+        app = await self.router.application(state.app, state.app_namespace)
+        routed = await self.router.route_of(state.app, app, state.alert.project)
+        allowed = self.router.approvers(routed.project)
+        if job.channel != routed.channel and not (job.channel.startswith("D") and app is not None
+                                                  and await self.directory.may_approve(job.user, allowed)):  # fmt: skip
+            await self._audit(job, p, "refused", reason="not visible in this channel")
+            notice = ephemeral_notice(wording.NOT_VISIBLE, app=state.app)
+            await self.s.outbox.ephemeral(job.channel, job.user, notice)
+            return
         if await self._already_open(job, p):
             return
         git = self.s.settings.git
-        decision = await decide(self.s.store, self.directory, allowed=git.approvers, required=git.approvals_required,
+        decision = await decide(self.s.store, self.directory, allowed=allowed, required=git.approvals_required,
                                 fix_id=p.fix_id, user=job.user, now=time.time())  # fmt: skip
         if decision.outcome == "approved":
             await self._open(job, p, decision)
             return
-        await self._not_yet(job, p, decision)
+        await self._not_yet(job, p, decision, allowed, routed.project)
 
     async def _already_open(self, job: FixJob, p: Proposal) -> bool:
         record = await self.s.store.get_pr(p.fix_id)
@@ -184,16 +199,21 @@ class FixFlow:
                                       pr_link_block(job.block_id, pr), job.blocks)  # fmt: skip
         return True
 
-    async def _not_yet(self, job: FixJob, p: Proposal, d: Decision) -> None:
-        allowed = self.s.settings.git.approvers
+    async def _not_yet(self, job: FixJob, p: Proposal, d: Decision, allowed: list[str], project: str | None) -> None:
+        routed = first_match(project, self.s.settings.git.approver_routes) is not None  # say the project's approvers
         if d.outcome == "nobody-may":
-            await self._audit(job, p, "refused", reason="APPROVERS is empty")
+            reason = "APPROVER_ROUTES gives nobody" if routed else "APPROVERS is empty"
+            await self._audit(job, p, "refused", reason=reason, project=project or "")
             await self._thread(job, fix_notice(wording.SLACK_PR_REFUSED, app=p.app, user=job.user))
-            await self.s.outbox.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_NOBODY))
+            nobody = (ephemeral_notice(wording.SLACK_PR_NOBODY_PROJECT, project=f"`{project}`") if routed
+                      else ephemeral_notice(wording.SLACK_PR_NOBODY))  # fmt: skip
+            await self.s.outbox.ephemeral(job.channel, job.user, nobody)
         elif d.outcome == "not-allowed":
-            await self._audit(job, p, "refused", reason="not an approver")
+            await self._audit(job, p, "refused", reason="not an approver", project=project or "")
             await self._thread(job, fix_notice(wording.SLACK_PR_REFUSED, app=p.app, user=job.user))
-            notice = ephemeral_notice(wording.SLACK_PR_ONLY, approvers=approvers_text(allowed))
+            notice = (ephemeral_notice(wording.SLACK_PR_ONLY_PROJECT, approvers=approvers_text(allowed),
+                                       project=f"`{project}`") if routed
+                      else ephemeral_notice(wording.SLACK_PR_ONLY, approvers=approvers_text(allowed)))  # fmt: skip
             await self.s.outbox.ephemeral(job.channel, job.user, notice)
         elif d.outcome == "twice":
             await self._audit(job, p, "refused", reason="the same approver twice", approvals=str(len(d.approvers)))
@@ -208,12 +228,11 @@ class FixFlow:
             await self.s.store.add_fix_button(p.fix_id, place, MESSAGE_TTL_S)
 
     async def _open(self, job: FixJob, p: Proposal, d: Decision) -> None:
-        lock = f"pr:{p.fix_id}"
-        if not await self.s.store.acquire_lock(lock, self.owner, LOCK_TTL_S):
-            await self._audit(job, p, "busy")
-            await self.s.outbox.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_BUSY))
-            return
-        try:
+        async with leased(self.s.store, f"pr:{p.fix_id}", self.owner, LEASE_S) as held:
+            if not held:
+                await self._audit(job, p, "busy")
+                await self.s.outbox.ephemeral(job.channel, job.user, ephemeral_notice(wording.SLACK_PR_BUSY))
+                return
             if await self._already_open(job, p):  # the other replica finished while we waited for the lock
                 return
             await self._audit(job, p, "approved", approvals=f"{len(d.approvers)} of {d.required}")
@@ -225,8 +244,6 @@ class FixFlow:
                 await self._audit(job, p, "failed", reason=getattr(e, "kind", type(e).__name__))
                 await self._thread(job, fix_notice(wording.SLACK_PR_FAILED, app=p.app, icon=":warning:",
                                                    reason=str(e)))  # fmt: skip
-        finally:
-            await self.s.store.release_lock(lock, self.owner)
 
     async def _definition(self, locator: Locator, app: dict[str, Any], p: Proposal) -> Definition | NoDefinition:
         if p.kind == "ignore":
@@ -245,7 +262,7 @@ class FixFlow:
                 await self._audit(job, p, "no-pr", reason=where.reason)
                 await self._thread(job, paste_message(p.app, where.reason, paste_snippet(p)))
                 return
-            names = [await self.directory.name(u) for u in d.approvers]
+            names = [(u, await self.directory.name(u)) for u in d.approvers]
             thread_url = await self._permalink(job.channel, job.thread_ts or job.message_ts)
             target = Target(str(where.repo), where.file.path, where.base,
                             "spec.template.spec" if where.applicationset else "spec", where.applicationset)  # fmt: skip
@@ -290,7 +307,8 @@ class FixFlow:
         rules, options = change_yaml(p)
         change = rules + (f"# syncPolicy.syncOptions:\n{options}" if options else "")
         message = pr_opened_message(p.app, pr, approvers=d.approvers, path=where.file.path, repo=str(where.repo),
-                                    base=where.base, change=change.rstrip(), fields=p.pointers)  # fmt: skip
+                                    base=where.base, change=change.rstrip(), fields=p.pointers,
+                                    committed=p.kind == "commit")  # fmt: skip
         await self._thread(job, message)
 
     async def _permalink(self, channel: str, ts: str) -> str | None:

@@ -6,8 +6,8 @@ summary of the apps drifting longest.
   then, or gone, is just forgotten; Argo CD not answering leaves the mute for the next run.
 * :meth:`Reminders.remind`: an episode still drifting ``REMIND_AFTER_HOURS`` after it began gets a reminder in its
   thread, then one more every ``REMIND_AFTER_HOURS``; muted apps get none.
-* :meth:`Reminders.summary`: once a day (``DAILY_SUMMARY_AT``, UTC), one message in the channel listing the apps
-  drifting longest (nothing when nothing drifts).
+* :meth:`Reminders.summary`: once a day (``DAILY_SUMMARY_AT``, UTC), one message in each channel that has drifting
+  apps, listing that channel's apps drifting longest (nothing where nothing drifts): a team reads about its own apps.
 
 Every message has a key of its own in the outbox (``unmuted:``, ``remind:``, ``summary:``), so a job that runs
 twice, on two replicas or again after a crash, says nothing twice.
@@ -100,16 +100,19 @@ class Reminders:
         return reminded
 
     async def summary(self) -> int:
-        """The daily message on the apps drifting longest; how many it lists."""
+        """The daily messages on the apps drifting longest, one per channel (by the channel of each app's thread);
+        how many apps they list."""
         now = time.time()
-        rows: list[tuple[Alert, float, int]] = []
-        for key, _ in await self.s.store.drifting(SUMMARY_SIZE * 2):
+        rows: dict[str, list[tuple[Alert, float, int]]] = {}
+        for key, _ in await self.s.store.drifting(SCAN):
             ref = await self.s.store.get_thread(key)
-            if ref is not None and ref.status == "drift" and len(rows) < SUMMARY_SIZE:
-                rows.append((await self._alert(key, ref), now - drift_start(ref), ref.unsettled_syncs))
-        if not rows:
-            return 0
+            if ref is not None and ref.status == "drift" and len(rows.setdefault(ref.channel, [])) < SUMMARY_SIZE:
+                rows[ref.channel].append((await self._alert(key, ref), now - drift_start(ref), ref.unsettled_syncs))
         day = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
-        channel = self.s.channel
-        await self.s.outbox.post(channel, summary_message(rows), key=f"summary:{day}")
-        return len(rows)
+        listed = 0
+        for channel, found in sorted(rows.items()):
+            if found:
+                mark = f"summary:{day}" if channel == self.s.channel else f"summary:{day}:{channel}"
+                await self.s.outbox.post(channel, summary_message(found), key=mark)
+                listed += len(found)
+        return listed

@@ -6,10 +6,12 @@ reminders every six ticks; the pull-request follow-up every ``PR_POLL_SECONDS``;
 ``SWEEP_SECONDS``; the retry of dead letters every ``DEAD_LETTER_RETRY_SECONDS``; the daily summary at
 ``DAILY_SUMMARY_AT``.
 
-Stopping (SIGTERM: uvicorn stops taking requests, then the lifespan ends): the workers take no new job; the jobs in
-hand get ``SHUTDOWN_GRACE_SECONDS`` to finish, then are cancelled and their entries handed back at once (another
-replica claims them without waiting ``claim_idle_ms``); the leader posts what waits for the digest; the scheduler
-stops and gives up its lease.
+Stopping (SIGTERM: uvicorn stops taking requests, then the lifespan ends), all within ``SHUTDOWN_GRACE_SECONDS``:
+the workers take no new job and the scheduler starts no job; the jobs in hand (queue jobs and a scheduled run, such
+as a digest flush) get until the end of the grace period to finish, then are cancelled, their entries handed back
+at once (another replica claims them without waiting ``claim_idle_ms``) and their locks released; only then does
+the leader post what waits for the digest, alone (at least one second; cut short, the digest stays in the store and
+its lock is released, so the next leader posts it); last, the scheduler gives up its lease.
 """
 
 from __future__ import annotations
@@ -74,20 +76,25 @@ class Runtime:
         await self.scheduler.start()
 
     async def close(self) -> None:
-        """Stop as the module says: finish or hand back the jobs in hand, flush the digest, give up the lease."""
+        """Stop as the module says: no new job; finish or hand back the jobs in hand (scheduled ones too), flush the
+        digest, give up the lease."""
         deadline = time.monotonic() + self.s.settings.runtime.shutdown_grace_s
         self.stop.set()
+        await asyncio.gather(self.scheduler.halt(deadline), self._workers_done(deadline))
+        if self.scheduler.leader:
+            try:
+                await asyncio.wait_for(self.digest.flush(), timeout=max(1.0, deadline - time.monotonic()))
+            except Exception as e:  # the buffer stays in the store: the next leader posts it
+                log.warning("digest not flushed on the way out, left for the next leader: %s",
+                            str(e) or type(e).__name__)  # fmt: skip
+        await self.scheduler.stop()
+
+    async def _workers_done(self, deadline: float) -> None:
         if self.tasks:
-            _, late = await asyncio.wait(self.tasks, timeout=self.s.settings.runtime.shutdown_grace_s)
+            _, late = await asyncio.wait(self.tasks, timeout=max(0.0, deadline - time.monotonic()))
             for t in late:
                 t.cancel()  # the worker hands its entry back as it stops
             if late:
                 log.warning("jobs still running after the grace period, handed back to the other replicas: %d",
                             len(late))  # fmt: skip
             await asyncio.gather(*self.tasks, return_exceptions=True)
-        if self.scheduler.leader:
-            try:
-                await asyncio.wait_for(self.digest.flush(), timeout=max(1.0, deadline - time.monotonic()))
-            except Exception as e:  # the buffer stays in the store: the next leader posts it
-                log.warning("digest not flushed on the way out: %s", e)
-        await self.scheduler.stop()

@@ -5,15 +5,22 @@ Every replica runs an ``AsyncIOScheduler``; one job, the lease, takes or refresh
 is replaced within ``lease_s``). The other jobs run only while this replica holds the lease, each at its own
 interval (or daily at ``HH:MM`` UTC), never two runs of one job at once (``max_instances=1``, missed runs
 coalesced). A job that fails is
-logged and runs again at its next interval; it never stops the scheduler. Stopping releases the lease at once so
-another replica takes over without waiting for it to expire.
+logged and runs again at its next interval; it never stops the scheduler.
+
+Stopping is two steps. :meth:`Scheduler.halt`: no job starts any more (the lease is still renewed), and the runs
+in progress get until a deadline to finish; one still running then is cancelled and awaited, so that what it held
+(the digest lock...) is released before the replica goes. :meth:`Scheduler.stop`: the lease is released at once,
+so another replica takes over without waiting for it to expire. In between, the leader may do a last run of its
+own (the final digest flush of :mod:`bot.runtime`), with no scheduled run beside it.
 
 Store key: ``<p>lock:scheduler-leader`` (see :mod:`bot.store`), lifetime ``lease_s``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -47,6 +54,9 @@ class Scheduler:
         self.lease_s = max(lease_s, int(tick_s * 3) + 1)
         self.leader = False
         self._sched: AsyncIOScheduler | None = None
+        self._halted = False
+        self._running: set[asyncio.Task[object]] = set()
+        self._leasing: set[asyncio.Task[object]] = set()
 
     async def start(self) -> None:
         """Start in the running event loop; the lease is tried at once, the jobs run from their first interval."""
@@ -64,9 +74,31 @@ class Scheduler:
                           misfire_grace_time=None)  # fmt: skip
         sched.start()
         self._sched = sched
+        self._halted = False
+
+    async def halt(self, deadline: float) -> None:
+        """No job starts any more; wait until ``deadline`` (``time.monotonic()``) for the runs in progress, then
+        cancel those still running and wait for them to clean up. The lease job goes on."""
+        first, self._halted = not self._halted, True
+        if self._sched is not None and first:
+            for job in self.jobs:
+                self._sched.remove_job(job.name)  # a run in progress goes on; no new one starts
+        running = set(self._running)
+        if running:
+            _, late = await asyncio.wait(running, timeout=max(0.0, deadline - time.monotonic()))
+            for task in late:
+                task.cancel()
+            if late:
+                log.warning("scheduled jobs still running at the end of the grace period, cut short: %d",
+                            len(late))  # fmt: skip
+                await asyncio.gather(*late, return_exceptions=True)
 
     async def stop(self) -> None:
         if self._sched is not None:
+            # a lease refresh in flight is let finish: cancelled, APScheduler would log it with a traceback
+            self._sched.remove_job("lease")
+            if self._leasing:
+                await asyncio.wait(set(self._leasing), timeout=self.tick_s * 2)
             self._sched.shutdown(wait=False)
             self._sched = None
         if self.leader:
@@ -77,6 +109,10 @@ class Scheduler:
                 log.warning("could not release the scheduler lease (it expires by itself): %s", e)
 
     async def _lease(self) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._leasing.add(task)
+            task.add_done_callback(self._leasing.discard)
         try:
             if self.leader:
                 self.leader = await self.store.refresh_lock(LEADER_LOCK, self.replica, self.lease_s)
@@ -89,12 +125,20 @@ class Scheduler:
 
     def _guarded(self, job: Scheduled) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
-            if not self.leader:
+            task = asyncio.current_task()
+            if not self.leader or self._halted or task is None:
                 return
+            self._running.add(task)
             try:
                 await job.run()
             except Exception as e:  # the next interval tries again
                 log.warning("scheduled job %s failed: %s", job.name, e)
+            except asyncio.CancelledError:
+                if not self._halted:
+                    raise
+                # cut short by halt(): said there once; APScheduler would log the cancellation as a traceback
+            finally:
+                self._running.discard(task)
 
         run.__name__ = f"scheduled_{job.name.replace('-', '_')}"
         return run

@@ -9,6 +9,11 @@ app for at most ``lease_s``. A waiter polls with a growing, jittered delay; afte
 The owner is a worker (a queue consumer), which does one job at a time: a lock it finds in its own name is a
 leftover of its own job interrupted earlier (Redis went away before the lock could be released), and is taken
 over at once rather than waited out. Code that holds an app's lock never asks for it again.
+
+:func:`leased` is the same lease for a lock that is not waited for (the digest flush, the opening of a pull
+request): taken or not at once, renewed while held, and released on the way out however the block ends, also when
+the answer to the taking never came (a cancelled task, a lost connection): the lock may be ours, and a release only
+deletes a lock in its holder's name (fencing by identity), so it never frees someone else's.
 """
 
 from __future__ import annotations
@@ -30,6 +35,39 @@ class AppBusy(ArgoWhyError):
     """Another worker kept the app's lock for longer than this one would wait."""
 
 
+@contextlib.asynccontextmanager
+async def leased(store: Store, name: str, owner: str, lease_s: int) -> AsyncIterator[bool]:
+    """Hold the lock ``name`` for the block if nobody holds it (yields whether it is held), renewed every third of
+    ``lease_s``: a holder that dies blocks the others for at most ``lease_s``."""
+    held: bool | None = None  # None: the taking did not answer, the lock may be ours
+    renew: asyncio.Task[None] | None = None
+    try:
+        held = await store.acquire_lock(name, owner, lease_s)
+        if held:
+            renew = asyncio.create_task(_renew(store, name, owner, lease_s), name=f"lease {name}")
+        yield held
+    finally:
+        if renew is not None:
+            renew.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renew
+        if held is not False:
+            with contextlib.suppress(StoreUnavailable):  # it expires by itself, within lease_s
+                await store.release_lock(name, owner)
+
+
+async def _renew(store: Store, name: str, owner: str, lease_s: int) -> None:
+    while True:
+        await asyncio.sleep(lease_s / 3)
+        try:
+            if not await store.refresh_lock(name, owner, lease_s):
+                # the lease ran out (a long stall, or Redis came back empty): what the holder writes stays idempotent
+                log.warning("lost %s while working; another replica may start on it", name)
+                return
+        except StoreUnavailable as e:
+            log.warning("could not renew %s: %s", name, e)
+
+
 class AppLocks:
     def __init__(self, store: Store, owner: str, *, lease_s: int = 30, wait_s: float = 120.0) -> None:
         self.store = store
@@ -42,13 +80,18 @@ class AppLocks:
         name = f"app:{app_key}"
         deadline = time.monotonic() + self.wait_s
         delay = 0.02
-        while not (await self.store.acquire_lock(name, self.owner, self.lease_s)
-                   or await self.store.refresh_lock(name, self.owner, self.lease_s)):  # fmt: skip
-            if time.monotonic() > deadline:
-                raise AppBusy(f"{app_key} is being worked on elsewhere for more than {self.wait_s:.0f} s")
-            await asyncio.sleep(delay * random.uniform(0.5, 1.5))
-            delay = min(delay * 2, 0.5)
-        renew = asyncio.create_task(self._renew(name), name=f"lease {name}")
+        try:
+            while not (await self.store.acquire_lock(name, self.owner, self.lease_s)
+                       or await self.store.refresh_lock(name, self.owner, self.lease_s)):  # fmt: skip
+                if time.monotonic() > deadline:
+                    raise AppBusy(f"{app_key} is being worked on elsewhere for more than {self.wait_s:.0f} s")
+                await asyncio.sleep(delay * random.uniform(0.5, 1.5))
+                delay = min(delay * 2, 0.5)
+        except asyncio.CancelledError:  # stopped while taking it: the lock may be ours (released in our name only)
+            with contextlib.suppress(StoreUnavailable):
+                await self.store.release_lock(name, self.owner)
+            raise
+        renew = asyncio.create_task(_renew(self.store, name, self.owner, self.lease_s), name=f"lease {name}")
         try:
             yield
         finally:
@@ -57,14 +100,3 @@ class AppLocks:
                 await renew
             with contextlib.suppress(StoreUnavailable):  # it expires by itself
                 await self.store.release_lock(name, self.owner)
-
-    async def _renew(self, name: str) -> None:
-        while True:
-            await asyncio.sleep(self.lease_s / 3)
-            try:
-                if not await self.store.refresh_lock(name, self.owner, self.lease_s):
-                    # the lease ran out (a long stall, or Redis came back empty): the posts stay idempotent
-                    log.warning("lost %s while working; another worker may start on it", name)
-                    return
-            except StoreUnavailable as e:
-                log.warning("could not renew %s: %s", name, e)

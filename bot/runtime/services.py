@@ -18,6 +18,7 @@ from bot.sources.cluster import Clusters, ClusterSource
 from bot.sources.git import GitHost
 
 if TYPE_CHECKING:
+    from bot.slack.channels import Channels
     from bot.slack.directory import Directory
     from bot.slack.outbox import Outbox
     from bot.slack.poster import SlackPoster
@@ -35,6 +36,8 @@ class Services(Intake):
     directory: Directory
     """Slack users and user groups (approvers, names for PR bodies)."""
     channel: str
-    """Where webhook alerts, digests and the daily summary are posted (``SLACK_CHANNEL``, checked when built)."""
+    """``SLACK_CHANNEL``, checked when built: where the alerts of apps no route sends elsewhere are posted."""
+    channels: Channels
+    """Channel names to IDs (routes may name channels)."""
     git: Callable[[], GitHost] | None = None
     """A new Git host client per pull request; ``None`` when ``GIT_PROVIDER`` is unset (no Open PR buttons)."""

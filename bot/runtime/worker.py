@@ -137,7 +137,9 @@ class Worker:
     async def _failure_target(self, job: Job) -> tuple[str | None, str | None]:
         if isinstance(job, WebhookJob):
             ref = await self.s.store.get_thread(job.body.app_key)
-            return (ref.channel, ref.ts) if ref else (self.s.settings.slack.channel, None)
+            if ref is not None:
+                return ref.channel, ref.ts
+            return (await self.alerts.router.route(job.app, job.body.app.namespace, job.body.app.project)).channel, None
         if isinstance(job, CommandJob):
             return job.channel, None
         return job.channel, job.thread_ts

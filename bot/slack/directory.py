@@ -25,7 +25,7 @@ class Directory:
         self._cache_s = cache_s
         self._clock = clock
         self._groups: dict[str, tuple[frozenset[str], float]] = {}
-        self._names: dict[str, tuple[str, float]] = {}
+        self._names: dict[str, tuple[str | None, float]] = {}
 
     async def members(self, group: str) -> frozenset[str]:
         hit = self._groups.get(group)
@@ -54,8 +54,9 @@ class Directory:
                 return True
         return False
 
-    async def name(self, user: str) -> str:
-        """``@display name`` (or real name, or login), else the ID: for a PR body, where mentions do not work."""
+    async def name(self, user: str) -> str | None:
+        """The display name (or real name, or login) as Slack gives it, without an ``@`` (in a PR body an ``@``
+        would mention whoever has that login on the Git host); ``None`` when it cannot be read."""
         hit = self._names.get(user)
         if hit is not None and hit[1] > self._clock():
             return hit[0]
@@ -63,8 +64,8 @@ class Directory:
             resp: Any = await self._poster.call("users.info", user=user)
             profile = (resp.get("user") or {}).get("profile") or {}
             found = profile.get("display_name") or profile.get("real_name") or (resp.get("user") or {}).get("name")
-            name = f"@{found}" if found else user
+            name = str(found or "").lstrip("@") or None
         except SlackUnavailable:
-            return user  # not cached: the next PR tries again
+            return None  # not cached: the next PR tries again
         self._names[user] = (name, self._clock() + self._cache_s)
         return name

@@ -149,6 +149,14 @@ class SlackPoster:
                 return None
         return None
 
+    async def channels_page(self, cursor: str | None, limit: int) -> Any:
+        """One page of ``conversations.list`` (public and private channels the bot can see, archived left out); a
+        read method, so form fields like :meth:`find_marked`."""
+        args: dict[str, Any] = {"types": "public_channel,private_channel", "exclude_archived": True, "limit": limit}
+        if cursor:
+            args["cursor"] = cursor
+        return await _guarded("conversations.list", self.client.conversations_list(**args))
+
     async def update(self, channel: str, ts: str, message: Message) -> None:
         await self.call("chat.update", channel=channel, ts=ts, **message.to_dict())
 
@@ -163,11 +171,18 @@ class SlackPoster:
             raise SlackUnavailable(f"Slack refused the file upload: {type(e).__name__}") from e
 
     async def auth_ok(self) -> bool:
+        return await self.token_problem() is None
+
+    async def token_problem(self) -> str | None:
+        """``None`` when Slack accepts the bot token (``auth.test``), else why not: the Web API's error
+        (``invalid_auth``, ``token_revoked``, ``account_inactive``...) or the reason Slack could not be reached."""
         try:
             await self.call("auth.test")
-        except SlackUnavailable:
-            return False
-        return True
+        except SlackRefused as e:
+            return e.error
+        except SlackUnavailable as e:
+            return str(e)
+        return None
 
 
 async def _guarded(method: str, call: Awaitable[Any]) -> Any:

@@ -182,6 +182,10 @@ class ArgoCDClient:
         params = {"appsetNamespace": appset_namespace} if appset_namespace else {}
         return await self._get(f"/api/v1/applicationsets/{quote(name, safe='')}", params)
 
+    async def project(self, name: str) -> dict[str, Any]:
+        """``GET /api/v1/projects/{name}``: the AppProject (``projects, get`` in Argo CD's RBAC)."""
+        return await self._get(f"/api/v1/projects/{quote(name, safe='')}", {})
+
     async def applications(self, selector: str | None = None) -> list[dict[str, Any]]:
         params = {"selector": selector} if selector else {}
         body = await self._get("/api/v1/applications", params)

@@ -27,15 +27,18 @@ key                                    value                                    
 =====================================  ======================================================  ======================
 ``<p>seen:<key>``                      ``"1"`` -- dedupe mark of a Slack click or signed       ``ttl_s`` of the call
                                        request; ``forget`` deletes it
-``<p>thread:<app_key>``                JSON :class:`ThreadRef` (Slack thread of the app)       30 days, reset on save
+``<p>thread:<app_key>``                JSON :class:`ThreadRef` (Slack thread of the app, in    30 days, reset on save
+                                       the channel it was routed to); ``__digest__`` and
+                                       ``__digest__:<channel>``: each channel's digest message
 ``<p>state:<kind>:<token>``            JSON payload behind a button value                      ``ttl_s`` of the call
 ``<p>mute:<app_key>``                  JSON ``{"until": epoch s, "by": user id}``              expires at ``until``
 ``<p>muted``                           hash app_key -> the same JSON: every mute, kept after   31 days after the last
                                        it ends until the mute-expiry job has handled it         mute
-``<p>alerts``                          sorted set: app_key scored by its last alert time       ``window_s`` of the last
-                                                                                                call, trimmed each call
-``<p>digest``                          hash app_key -> JSON payload waiting for the digest;    7 days after the last
-                                       removed only once Slack accepted the digest listing it   add
+``<p>alerts``, ``<p>alerts:<channel>`` sorted set: app_key scored by its last alert time, one   ``window_s`` of the last
+                                       per alert channel (bursts are counted per channel)       call, trimmed each call
+``<p>digest``                          hash app_key -> JSON payload waiting for the digest     7 days after the last
+                                       (its ``channel`` says which channel's digest); removed   add
+                                       only once Slack accepted the digest listing it
 ``<p>drifting``                        sorted set: app_key of every thread in status ``drift``  30 days after the last
                                        scored by the start of its episode (reminders, the       thread save
                                        daily summary); names starting with ``__`` (the digest)
@@ -43,9 +46,10 @@ key                                    value                                    
 ``<p>post:<key>``                      JSON record of :class:`bot.slack.outbox.Outbox`: the     ``ttl_s`` of the call
                                        intent ``{"marker", "at"}`` before a post, then the      (7 days)
                                        message ``{"channel", "ts"}`` Slack accepted
-``<p>lock:<name>``                     owner id of a lock: scheduler leader, one digest flush  ``ttl_s``, PX precision
-                                       (``digest``), one PR per fix, one job at a time per
-                                       app (``app:<app_key>``)
+``<p>lock:<name>``                     owner id of a lock: scheduler leader, one digest flush  a lease renewed by its
+                                       (``digest``), one PR per fix, one job at a time per     holder (15 s leader and
+                                       app (``app:<app_key>``); released only in its owner's   digest, 30 s PR and
+                                       name                                                    app), PX precision
 ``<p>approvals:<fix_id>``              hash user id -> JSON ``{"at": epoch s, ...}``: who      ``ttl_s`` of the last
                                        approved a fix (the first time of each user is kept)    add (24 h)
 ``<p>prs``                             hash fix_id -> JSON record of a pull request the bot     90 days after the last

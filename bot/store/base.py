@@ -62,8 +62,9 @@ class Store(Protocol):
 
     async def mute_until(self, app_key: str, now: float) -> float | None: ...
 
-    async def note_alert(self, app_key: str, now: float, window_s: int) -> int:
-        """Record an alert for ``app_key``; return how many distinct apps alerted in the last ``window_s``."""
+    async def note_alert(self, app_key: str, now: float, window_s: int, channel: str = "") -> int:
+        """Record an alert for ``app_key``; return how many distinct apps alerted in the last ``window_s`` in the same
+        ``channel`` (a storm in one team's channel does not push another team's alerts into a digest)."""
         ...
 
     async def ended_mutes(self, now: float) -> dict[str, str]:

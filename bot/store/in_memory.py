@@ -47,7 +47,7 @@ class MemoryStore:
         self._muted_expires = 0.0
         self._drifting: dict[str, float] = {}
         self._outbox: dict[str, tuple[str, float]] = {}
-        self._alerts: dict[str, float] = {}
+        self._alerts: dict[str, dict[str, float]] = {}
         self._digest: dict[str, str] = {}
         self._digest_expires = 0.0
         self._locks: dict[str, tuple[str, float]] = {}
@@ -149,11 +149,12 @@ class MemoryStore:
             return None
         return hit[0] if hit[0] > now else None
 
-    async def note_alert(self, app_key: str, now: float, window_s: int) -> int:
-        self._alerts[app_key] = max(now, self._alerts.get(app_key, now))
+    async def note_alert(self, app_key: str, now: float, window_s: int, channel: str = "") -> int:
+        alerts = self._alerts.setdefault(channel, {})
+        alerts[app_key] = max(now, alerts.get(app_key, now))
         cutoff = now - window_s
-        self._alerts = {k: t for k, t in self._alerts.items() if t > cutoff}
-        return len(self._alerts)
+        self._alerts[channel] = {k: t for k, t in alerts.items() if t > cutoff}
+        return len(self._alerts[channel])
 
     async def add_to_digest(self, app_key: str, payload: dict[str, Any]) -> None:
         now = self._clock()

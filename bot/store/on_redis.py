@@ -175,8 +175,8 @@ class RedisStore:
         # Also compare with the caller's clock: Redis expires on its own clock, which may lag this replica's.
         return until if until > now else None
 
-    async def note_alert(self, app_key: str, now: float, window_s: int) -> int:
-        key = f"{self._p}alerts"
+    async def note_alert(self, app_key: str, now: float, window_s: int, channel: str = "") -> int:
+        key = f"{self._p}alerts:{channel}" if channel else f"{self._p}alerts"
         with self._guard("note_alert"):
             async with self._r.pipeline(transaction=True) as pipe:
                 # GT: a replica reporting late with an older `now` must not move an app back in time.

@@ -39,6 +39,10 @@ class ThreadRef:
     """When the current drift episode began (reminders, the daily summary); 0 in entries written before it existed."""
     analysed: float = 0.0
     """When the analysis behind ``report_state`` began: an alert received before it needs no analysis of its own."""
+    in_digest: bool = False
+    """The app has no parent of its own: it was listed in the digest ``ts`` (its thread). Reminders and the daily
+    summary count it like any drift, and speak in the digest's thread; nothing ever rewrites that message for it:
+    its next alert gets a parent of its own (or the next digest)."""
 
     @classmethod
     def from_json_dict(cls, data: Any, app_key: str) -> ThreadRef | None:

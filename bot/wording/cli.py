@@ -6,6 +6,27 @@ Each sentence names what was being done, by whom and what to do about it, and is
 
 from __future__ import annotations
 
+# --- Settings ---
+# Several settings to fix at once (bot/config.py): this line, then one line per variable.
+SETTINGS_PROBLEMS = "{count} settings need fixing before argo-why can start:"
+
+# --- Health (the log of `argo-why serve`) ---
+# Slack's answer to auth.test: said once at start-up and again when it changes. {error} is the Web API's error.
+SLACK_AUTH_FAILED = (
+    "Slack does not accept SLACK_BOT_TOKEN (auth.test: {error}): nothing can be posted until it does. "
+    "invalid_auth, token_revoked, not_authed: set a valid bot token (xoxb-...) of the installed app; "
+    "account_inactive: the app was uninstalled or the workspace deactivated it"
+)
+SLACK_AUTH_TIMEOUT = "no answer within {seconds:g} s"
+SLACK_AUTH_OK = "Slack accepts SLACK_BOT_TOKEN (auth.test ok)"
+SLACK_AUTH_BACK = "Slack accepts SLACK_BOT_TOKEN again (auth.test ok)"
+NOT_READY = "not ready: webhooks cannot be accepted durably ({reasons})"
+READY_AGAIN = "ready again: webhooks are accepted"
+# What `serve` runs with: the address it listens on, then the settings (never a secret: only whether it is set).
+SERVE_LISTENING = "listening on http://{host}:{port}{metrics}"
+SERVE_METRICS_PORT = " (GET /metrics on port {port} only)"
+SERVE_SETTINGS = "settings: {settings}"
+
 # --- Git hosts ---
 # What argo-why says when GitHub or GitLab refuses or fails (bot/sources/git), and why a repository URL or path is
 # refused (bot/sources/git/urls.py). Placeholders: {host} the API host, {repo} the repository path, {action} one of

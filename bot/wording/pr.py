@@ -13,6 +13,8 @@ from __future__ import annotations
 PR_TITLE_ONE = "argo-why: ignore {field} of {kind}/{name} rewritten by {writer}"
 PR_TITLE_MANY = "argo-why: ignore {count} fields of {app} rewritten by {writers}"
 PR_TITLE_SOURCE_ONE = "argo-why: drop {field} of {kind}/{name} from Git, {writer} owns it"
+PR_TITLE_COMMIT_ONE = "argo-why: commit the live {field} of {kind}/{name} to Git, set by hand with {writer}"
+PR_TITLE_COMMIT_MANY = "argo-why: commit {count} live values of {app} to Git, set by hand"
 PR_TITLE_SOURCE_MANY = "argo-why: drop {count} fields of {app} from Git that autoscalers own"
 PR_WRITERS_MORE = "{writers} and {count} more"
 PR_API_SERVER = "the API server"
@@ -29,19 +31,40 @@ PR_INTRO_SOURCE = (
     "also sets. This pull request removes the field from the manifest, so that the autoscaler is its only owner "
     "and no ignore rule is needed."
 )
+PR_INTRO_COMMIT = (
+    "Application `{app}` stays OutOfSync because {fields} was changed by hand in the cluster (a hotfix, say) and "
+    "Git still has the old value. Someone decided the live value is the right one: this pull request writes it "
+    "into the manifest, so that the next sync keeps it instead of rolling it back."
+)
 PR_APPLICATIONSET = (
     "**This edits the ApplicationSet `{appset}`: every Application it generates gets the rule.** Each rule is "
     "still scoped by the object's name and namespace, so it only matters where such an object exists."
 )
 PR_APPROVED = "Approved in Slack by {approvers}."
+# An approver as the PR names them: the name Slack gave (never with an ``@``: on the Git host that would mention
+# whoever has that login) and their Slack mention, in code so that the Git host links nobody.
+PR_APPROVER_NAMED = "{name} (`<@{user}>` in Slack)"
+PR_APPROVER_ID = "`<@{user}>` in Slack"
 PR_THREAD = "[The Slack thread]({url}) has the full analysis."
 PR_CHANGE_TITLE = "### The change"
 PR_CHANGE_FILE = "In `{path}` of `{repo}` (based on `{base}`):"
 PR_CHANGE_IGNORE = "Added under `{where}.ignoreDifferences`:"
 PR_CHANGE_SYNC = "Added under `{where}.syncPolicy.syncOptions`:"
 PR_CHANGE_SOURCE = "Removed from {resource}: `{field}`."
+PR_CHANGE_COMMIT = "In {resource}: `{field}` set from `{desired}` (Git) to `{live}` (live)."
+# Fallback rules (normalization, defaulting): the PR says which they are, and what fixes them in Git instead.
+PR_FALLBACKS = (
+    "**Fallback rules, not the fix:** for the fields below, live holds Git's value in another form (or a default "
+    "the API server fills in), so the fix is in Git and needs no rule. Keep these rules only until that is done, "
+    "or delete them from this pull request:"
+)
+PR_FALLBACK_ITEM = "- `{field}` of {kind} `{name}` ({cause}): {alternative}"
+PR_FALLBACK_TITLE = " (fallback rule)"
+PR_FALLBACK_WHY = (
+    "**This rule is a fallback:** the better fix is in Git (below); the rule only hides the difference meanwhile."
+)
 PR_FINDINGS_TITLE = "### Why"
-PR_FINDING_TITLE = "#### {number}. `{field}` of {kind} `{name}`"
+PR_FINDING_TITLE = "#### {number}. `{field}` of {kind} `{name}`{fallback}"
 PR_WHICH = "**Which controller changes the field:** {writer}."
 PR_WHICH_MANAGED = "managedFields: `{manager}`, {operation}{subresource}, at {time}"
 PR_WHICH_SUBRESOURCE = " through the `{subresource}` subresource"
@@ -56,6 +79,14 @@ PR_STILL_DETECTED = (
     "**What real drift will still be detected:** the rule is scoped to {kind} `{name}`{group} and hides only "
     "{hides}. Every other field of that object, and every other object of the Application, is still compared."
 )
+PR_SAFE_COMMIT = (
+    "**Why committing it is safe:** the cluster already runs this value; merging changes nothing there. Not "
+    "merging, a sync puts Git's old value back and undoes the hand-made change."
+)
+PR_STILL_DETECTED_COMMIT = (
+    "**What real drift will still be detected:** everything; nothing is ignored, and Git now holds `{field}` as "
+    "it runs."
+)
 PR_STILL_DETECTED_SOURCE = (
     "**What real drift will still be detected:** everything else; only `{field}` leaves Git, and nothing is ignored."
 )
@@ -69,6 +100,8 @@ PR_FOOTER = (
     "never merges, and it never writes to Argo CD or the cluster."
 )
 PR_OWNER_REASONS: dict[str, str] = {
+    "manual-edit": "a person set this value in the cluster with {writer}; the approval in Slack says it is the "
+    "right one, and this PR makes Git its owner again.",
     "autoscaler": "an autoscaler sets the replica count from the load by design; Git cannot hold a value that "
     "changes with traffic.",
     "operator": "{writer} manages this field as part of its job and writes it back on every reconcile; Git's "

@@ -8,6 +8,8 @@ Secret: callers pass values through :func:`bot.analysis.masking.mask` first.
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -56,7 +58,8 @@ ALTERNATIVES: dict[str, str] = {
     "mark the copy with argocd.argoproj.io/sync-options: Prune=false and stop rendering it.",
     "other-gitops": "Let one tool own the object: suspend or remove the other tool's Kustomization/HelmRelease "
     "for it, or move the object out of the Argo CD app.",
-    "manual-edit": "Revert the live object by syncing, or commit the value to Git if the change was right.",
+    "manual-edit": "First decide which value is right: if the live one is (a hotfix, say), commit it to Git; if "
+    "Git's is, sync, which puts Git's value back and undoes the hand-made change.",
     "unknown": "Look at the Application's history and events; re-run with --desired-again, the cluster context "
     "and managedFields (kubectl get --show-managed-fields) for a better answer.",
 }
@@ -121,10 +124,65 @@ def avoid_lines(causes: Iterable[str]) -> list[str]:
 MASK = "<redacted>"
 
 
+OPAQUE_MIN = 120
+"""A string this long without a space or line break (a certificate, a token, base64) is shown by its length and
+hash: its characters tell a person nothing, and two of them side by side only differ somewhere in the middle."""
+OPAQUE = "{length:,} characters, sha256 {digest}"
+TEXT_LINES = ("{count} line of text", "{count} lines of text")
+TEXT_CHANGED = "{key}: {old} → {new}"
+TEXT_REPLACED = "{old} → {new}"
+TEXT_ADDED = "added {line}"
+TEXT_REMOVED = "removed {line}"
+TEXT_MORE = "and {count} more"
+TEXT_CHANGES_SHOWN = 3
+
+
+def is_opaque(value: Any) -> bool:
+    return isinstance(value, str) and len(value) >= OPAQUE_MIN and not any(c.isspace() for c in value)
+
+
+def is_text(value: Any) -> bool:
+    """A string of several lines (a ConfigMap's application.yaml): shown by the lines that changed, not whole."""
+    return isinstance(value, str) and "\n" in value.strip("\n")
+
+
+def opaque_summary(value: str) -> str:
+    return OPAQUE.format(length=len(value), digest=hashlib.sha256(value.encode()).hexdigest()[:12])
+
+
+def text_changes(desired: str, live: str, shown: int = TEXT_CHANGES_SHOWN) -> list[str]:
+    """The lines that differ between two texts, Git's first: ``timeoutMs: 2000 → 8000`` for a line whose key stayed,
+    ``added …``/``removed …`` for the others; at most ``shown``, then "and N more"."""
+    old, new = desired.splitlines(), live.splitlines()
+    changes: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        gone, came = [line.strip() for line in old[i1:i2]], [line.strip() for line in new[j1:j2]]
+        for a, b in zip(gone, came, strict=False):
+            key_a, sep_a, value_a = a.partition(": ")
+            key_b, sep_b, value_b = b.partition(": ")
+            if sep_a and sep_b and key_a == key_b:
+                changes.append(TEXT_CHANGED.format(key=key_a, old=value_a, new=value_b))
+            else:
+                changes.append(TEXT_REPLACED.format(old=a, new=b))
+        changes += [TEXT_REMOVED.format(line=a) for a in gone[len(came) :]]
+        changes += [TEXT_ADDED.format(line=b) for b in came[len(gone) :]]
+    if len(changes) > shown:
+        changes = [*changes[:shown], TEXT_MORE.format(count=len(changes) - shown)]
+    return [short_value(c, 120) for c in changes]
+
+
 def short_value(value: Any, limit: int = 60) -> str:
-    """A value for a sentence: JSON-ish, cut at ``limit`` characters."""
+    """A value for a sentence: JSON-ish, cut at ``limit`` characters; a long opaque string by its length and hash, a
+    text of several lines by its number of lines."""
     if value is None:
         return "(absent)"
+    if is_opaque(value):
+        return opaque_summary(value)
+    if is_text(value):
+        count = len(value.splitlines())
+        return TEXT_LINES[0 if count == 1 else 1].format(count=count)
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -134,6 +192,9 @@ def explanation(pointer: str, resource_label: str, reason: str, desired: Any, li
     if desired is None or live is None:
         where = "absent live" if live is None else f"{short_value(live)} live, absent in Git"
         return f"{pointer} of {resource_label} is {where}: {reason}."
+    if is_text(desired) and is_text(live):
+        changes = "; ".join(text_changes(desired, live))
+        return f"{pointer} of {resource_label} differs from Git in its text ({changes}): {reason}."
     values = f"{short_value(live)} live but {short_value(desired)} in Git"
     return f"{pointer} of {resource_label} is {values}: {reason}."
 

@@ -96,6 +96,7 @@ SLACK_UNKNOWN_TIME = "an unknown time"
 SLACK_CO_OWNERS = "also owned by {owners}"
 SLACK_OBJECT = "related object: {object}"
 SLACK_VALUES = "Git: {desired} · live: {live}"
+SLACK_TEXT_CHANGED = "Changed lines: {changes}"
 SLACK_ABSENT = "(absent)"
 SLACK_RULE = "*Proposed rule*, to add under `spec.ignoreDifferences` of the Application (it hides {hides}):"
 SLACK_FALLBACK_RULE = (
@@ -117,6 +118,19 @@ SLACK_NO_RULE_REASONS: dict[str, str] = {
     "unknown": "the cause is not shown, and a rule could hide a real problem",
 }
 SLACK_BETTER_FIX = "*Better fix:* {alternative}"
+# A field changed by hand: which value is right comes first, then what each choice does. {field}, {live},
+# {desired}, {who}: code (who: the manager that wrote it).
+SLACK_MANUAL_DECIDE = (
+    "*First decide which value is right:* {field} was set to {live} by hand ({who}); Git has {desired}."
+)
+SLACK_MANUAL_KEEP = (
+    "*The live value is right* (a hotfix, say): commit it to Git, so that the next sync keeps it instead of "
+    "rolling it back."
+)
+SLACK_MANUAL_REVERT = (
+    "*Git is right:* sync the app. That sets {field} back from {live} to {desired} and undoes the hand-made "
+    "change: a hotfix would be rolled back."
+)
 SLACK_AND_MORE = "and {count} more"
 SLACK_CUT = "… cut; see `argo-why why {app}` for the rest"
 SLACK_DO_NOT_TITLE = "What not to do"
@@ -197,11 +211,14 @@ SLACK_DURATION_UNITS = (("{count} day", "{count} days"), ("{count} hour", "{coun
 SLACK_BUTTON_OPEN_PR = "Open PR"
 SLACK_BUTTON_OPEN_PR_ALL = "Open PR: all {count} rules"
 SLACK_BUTTON_SOURCE_FIX = "Open PR: fix the source"
+SLACK_BUTTON_COMMIT_LIVE = "Open PR: commit the live value to Git"
 SLACK_BUTTON_APPROVE = "Approve"
 SLACK_PR_WHAT_ONE = "an ignoreDifferences rule for {field} of {resource}"
 SLACK_PR_WHAT_MANY = "ignoreDifferences rules for {count} fields"
 SLACK_PR_WHAT_SOURCE_ONE = "the removal of {field} from the manifest of {resource}"
 SLACK_PR_WHAT_SOURCE_MANY = "the removal of {count} autoscaled fields from their manifests"
+SLACK_PR_WHAT_COMMIT_ONE = "the live value {live} of {field} of {resource}, written into its manifest"
+SLACK_PR_WHAT_COMMIT_MANY = "the live values of {count} fields changed by hand, written into their manifests"
 SLACK_PR_CONFIRM_TITLE = "Open a pull request?"
 SLACK_PR_CONFIRM_TEXT = (
     "argo-why will propose {what} in Git, for {app}, as a pull request for people to review. It needs {required}; "
@@ -222,6 +239,7 @@ SLACK_PR_OPENED = "{icon} PR {link} opened by {user} ({approved}): {title}"
 SLACK_PR_APPROVED_BY = "approved by {approvers}"
 SLACK_PR_PROPOSED = "Proposed in {path} of {repo} (base {base}):"
 SLACK_PR_PROPOSED_SOURCE = "Proposed in {path} of {repo} (base {base}): remove {fields}."
+SLACK_PR_PROPOSED_COMMIT = "Proposed in {path} of {repo} (base {base}): set {fields} to the live value."
 SLACK_PR_EXISTING = "PR {link} for this fix is already open ({user} opened it)."
 SLACK_PR_ALREADY_PRESENT = "Nothing to propose: {path} of {repo} already has this rule (on {base})."
 SLACK_PR_PASTE = "No pull request: {reason} Add this to the Application {app} by hand:"
@@ -241,6 +259,31 @@ SLACK_PR_MERGED = "{icon} PR {link} was merged and {app} is Synced again."
 SLACK_PR_MERGED_WAITING = "PR {link} was merged; argo-why will say when {app} is Synced."
 SLACK_PR_CLOSED = "PR {link} was closed without merging: the Open PR button is back."
 
+# --- many teams, one bot (routing, approvers per project, visibility) ------------------------------------------------
+ROUTE_SOURCES = {
+    "app-annotation": "the Application's argo-why.io/channel annotation",
+    "project-annotation": "the AppProject's argo-why.io/channel annotation",
+    "subscription": "the Application's argo-why notifications subscription",
+    "channel-routes": "CHANNEL_ROUTES",
+    "default": "SLACK_CHANNEL",
+}
+ROUTE_FALLBACK = "The alerts of {app} are posted here instead of their own channel: {reasons}."
+ROUTE_REFUSED = "Slack refused to post in <#{channel}> ({error}: invite argo-why there, or fix the route)"
+ROUTE_MOVED_OLD = (
+    ":arrow_right: The alerts of {app} now go to <#{channel}> ({source}); this thread is not updated any more."
+)
+ROUTE_MOVED_NEW = "The alerts of {app} used to go to <#{channel}>; this thread continues there."
+NOT_VISIBLE = (
+    "`{app}` is not visible here: argo-why answers about an app only in the channel its alerts go to, "
+    "or in a direct message with someone who may approve its fixes."
+)
+SLACK_PR_ONLY_PROJECT = (
+    "Only {approvers} may approve fixes of project {project}, so nothing was done. Ask one of them to click."
+)
+SLACK_PR_NOBODY_PROJECT = (
+    "Nobody may approve fixes of project {project}: give it approvers in APPROVER_ROUTES (or set APPROVERS) in "
+    "argo-why's configuration, then click again."
+)
 # The drift page's link, in the first message of each thread (bot/slack/render/thread.py): {link} the signed link
 # (labelled SLACK_FULL_DIFF_LINK), {hours} how long it works.
 SLACK_FULL_DIFF = "{link}: Git beside the live objects, every line with its writer (link valid {hours} h)"

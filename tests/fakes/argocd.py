@@ -69,6 +69,7 @@ class FakeArgoCD(FailureInjection, fake_argocd.FakeArgoCD):
         super().reset()
         with self._lock:
             self._apps.clear()
+            self._projects.clear()
             self._denied.clear()
 
     def failure(self, status: int, message: str | None) -> Response:

@@ -86,12 +86,6 @@ class FakeSlack(fake_slack.FakeSlack):
 
     # -- configuration ----------------------------------------------------------------------------------------------
 
-    def add_channel(self, channel_id: str, name: str) -> None:
-        """Name a channel: ``conversations.info`` reports it and ``#name`` posts resolve to ``channel_id``."""
-        with self._lock:
-            self._channel_ids[name.lstrip("#")] = channel_id
-            self._channel_names[channel_id] = name.lstrip("#")
-
     def add_user(
         self, user_id: str, name: str, *, real_name: str | None = None, display_name: str | None = None
     ) -> None:

@@ -40,7 +40,7 @@ from bot.demo.fake_argocd.objects import (
 )
 from bot.demo.fake_argocd.objects import _loads_state as _loads_state
 from bot.demo.fake_argocd.objects import _state as _state
-from bot.demo.fake_argocd.server import ApiError, FakeArgoCD
+from bot.demo.fake_argocd.server import ApiError, FakeArgoCD, app_project
 from bot.demo.fake_argocd.server import _App as _App
 from bot.demo.fake_argocd.server import _permission_denied as _permission_denied
 from bot.demo.serving import Call, LocalServer, Request, Response
@@ -68,6 +68,7 @@ __all__ = [
     "Request",
     "Response",
     "app_from_case",
+    "app_project",
     "build_application",
     "build_tree",
     "go_json",

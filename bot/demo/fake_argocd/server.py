@@ -5,7 +5,9 @@ argocd-server 3.x's wire format (../shared/notes/argocd.md §2-§4), not against
 
 What it guarantees:
 
-* Routes (GET): ``/api/v1/applications``, ``/api/v1/applications/{name}`` and its ``managed-resources``,
+* Routes (GET): ``/api/v1/projects`` and ``/api/v1/projects/{name}`` (AppProjects as ``ProjectService`` answers
+  them: the ``default`` project always exists, an unknown one answers 404 ``appprojects.argoproj.io "X" not found``),
+  ``/api/v1/applications``, ``/api/v1/applications/{name}`` and its ``managed-resources``,
   ``resource``, ``manifests``, ``resource-tree`` and ``events`` sub-paths, ``/api/v1/applicationsets/{name}``, and the
   anonymous ``/api/version``.
   Any other path answers grpc-gateway's 404 ``{"error":"Not Found","code":5,"message":"Not Found"}`` (the gateway
@@ -83,6 +85,19 @@ class _App:
 
 
 _APPSET_ROUTE = re.compile(r"/api/v1/applicationsets/(?P<name>[^/]+)")
+_PROJECT_ROUTE = re.compile(r"/api/v1/projects(?:/(?P<name>[^/]+))?")
+
+
+def app_project(name: str, annotations: dict[str, str] | None = None) -> Obj:
+    """An AppProject as Argo CD stores it (the ``default`` project's permissive spec), with ``annotations``."""
+    meta: Obj = {"name": name, "namespace": "argocd"}
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    return {"metadata": meta, "spec": {"sourceRepos": ["*"], "destinations": [{"server": "*", "namespace": "*"}],
+                                       "clusterResourceWhitelist": [{"group": "*", "kind": "*"}]},
+            "status": {}}  # fmt: skip
+
+
 _APP_ROUTE = re.compile(
     r"/api/v1/applications/(?P<name>[^/]+)(?:/(?P<sub>managed-resources|resource|manifests|resource-tree|events))?"
 )
@@ -97,6 +112,7 @@ class FakeArgoCD(LocalServer):
     def __init__(self) -> None:
         self._apps: dict[tuple[str, str], _App] = {}
         self._appsets: dict[tuple[str, str], Obj] = {}
+        self._projects: dict[str, Obj] = {}
         self._resource_version = 70000
         super().__init__("fake-argocd")
 
@@ -154,6 +170,24 @@ class FakeArgoCD(LocalServer):
             meta.setdefault("resourceVersion", str(self._resource_version))
             self._appsets[(meta["namespace"], meta["name"])] = appset
 
+    def add_project(self, project: Obj) -> None:
+        """Serve an AppProject at ``/api/v1/projects/{name}`` (see :func:`app_project`); replaces one of that name."""
+        project = copy.deepcopy(project)
+        meta = project.setdefault("metadata", {})
+        meta.setdefault("namespace", "argocd")
+        with self._lock:
+            self._resource_version += 1
+            meta["resourceVersion"] = str(self._resource_version)
+            self._projects[meta["name"]] = project
+
+    def _project(self, name: str) -> Obj:
+        if name in self._projects:
+            return self._projects[name]
+        if name == "default":  # Argo CD creates it and keeps it
+            return {**app_project("default"), "metadata": {"name": "default", "namespace": "argocd",
+                                                           "resourceVersion": "1"}}  # fmt: skip
+        raise ApiError(404, 5, f'appprojects.argoproj.io "{name}" not found')
+
     # -- HTTP --------------------------------------------------------------------------------------------------
 
     def _json(self, body: Any, status: int = 200) -> Response:
@@ -169,9 +203,11 @@ class FakeArgoCD(LocalServer):
             return self._json({"Version": self.VERSION, "BuildDate": "2026-10-20T12:00:00Z", "GoVersion": "go1.25"})
         route = _APP_ROUTE.fullmatch(path)
         appset_route = _APPSET_ROUTE.fullmatch(path)
+        project_route = _PROJECT_ROUTE.fullmatch(path)
         # Write routes (sync, delete, patch, ...) exist in argocd-server: they authenticate and then fail RBAC.
         writing = request.method != "GET" and path.startswith("/api/v1/")
-        if path != "/api/v1/applications" and route is None and appset_route is None and not writing:
+        known = path == "/api/v1/applications" or any(r is not None for r in (route, appset_route, project_route))
+        if not known and not writing:
             return self._error(ApiError(404, 5, "Not Found"))
         token = self.bearer(request)
         if token is None:
@@ -182,6 +218,11 @@ class FakeArgoCD(LocalServer):
             return self._error(_permission_denied())  # the read-only account lacks create/update/sync/delete
         try:
             with self._lock:
+                if project_route is not None:
+                    if project_route["name"] is None:
+                        names = sorted({*self._projects, "default"})
+                        return self._json({"metadata": {}, "items": [self._project(n) for n in names]})
+                    return self._json(self._project(project_route["name"]))
                 if appset_route is not None:
                     appset = self._appsets.get((request.arg("appsetNamespace") or "argocd", appset_route["name"]))
                     if appset is None:  # as for apps, RBAC hides whether it exists

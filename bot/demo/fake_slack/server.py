@@ -97,6 +97,13 @@ class FakeSlack(WebApi, BackgroundServer):
 
     # -- configuration ----------------------------------------------------------------------------------------------
 
+    def add_channel(self, channel_id: str, name: str) -> None:
+        """Name a channel: ``conversations.info`` and ``conversations.list`` report it and ``#name`` posts resolve to
+        ``channel_id``."""
+        with self._lock:
+            self._channel_ids[name.lstrip("#")] = channel_id
+            self._channel_names[channel_id] = name.lstrip("#")
+
     def new_response_url(self) -> str:
         """A fresh ``response_url`` on this server, for the request body builders."""
         with self._lock:

@@ -11,6 +11,9 @@ What the methods guarantee (the parts of Slack's behaviour they reproduce):
 * Reading back: ``conversations.history`` (top-level messages, newest first) and ``conversations.replies`` (the
   parent, then its replies), with ``oldest``/``latest``, ``limit`` and ``cursor``; the ``metadata`` a message was
   posted with is returned only with ``include_all_metadata``, as on Slack.
+* Channels: ``conversations.list`` pages (``limit``, default 100, at most 1000; ``cursor``; ``types``) through the
+  channels known by name (``FakeSlack.add_channel``, or a ``#name`` posted to), as Slack lists them (``next_cursor``
+  empty on the last page); a private channel (``G…``) is listed only when ``types`` includes ``private_channel``.
 * Files: ``files_upload_v2``'s three steps (notes §10): ``files.getUploadURLExternal`` returns an ``upload_url`` on this
   server; the POST of the bytes answers ``200 text/plain "OK - <length>"`` like files.slack.com (the SDK reads it as
   text); ``files.completeUploadExternal`` shares the uploaded bytes (``uploads``) and answers ``files: [{id, title}]``.
@@ -78,6 +81,7 @@ class WebApi:
             "chat.postEphemeral": self._post_ephemeral,
             "chat.getPermalink": self._get_permalink,
             "conversations.info": self._conversations_info,
+            "conversations.list": self._conversations_list,
             "conversations.history": self._history,
             "conversations.replies": self._replies,
             "users.info": self._users_info,
@@ -272,6 +276,23 @@ class WebApi:
         if not thread:
             return _error("thread_not_found")
         return self._listing(params, thread)
+
+    def _conversations_list(self, params: JSON) -> JSON:
+        types = str(params.get("types") or "public_channel").split(",")
+        try:
+            limit = max(1, min(int(params.get("limit") or 100), 1000))
+            start = int(str(params.get("cursor") or "0").removeprefix("dGVhbTpD")) if params.get("cursor") else 0
+        except ValueError:
+            return _error("invalid_cursor")
+        wanted = [(cid, name) for name, cid in sorted(self._channel_ids.items())
+                  if ("private_channel" if cid.startswith("G") else "public_channel") in types]  # fmt: skip
+        page = wanted[start : start + limit]
+        more = start + limit < len(wanted)
+        channels = [{"id": cid, "name": name, "name_normalized": name, "is_channel": cid.startswith("C"),
+                     "is_group": False, "is_private": cid.startswith("G"), "is_archived": False,
+                     "context_team_id": TEAM_ID} for cid, name in page]  # fmt: skip
+        return {"ok": True, "channels": channels,
+                "response_metadata": {"next_cursor": f"dGVhbTpD{start + limit}" if more else ""}}  # fmt: skip
 
     def _conversations_info(self, params: JSON) -> JSON:
         channel = _str_or_none(params.get("channel"))

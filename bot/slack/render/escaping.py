@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from bot.wording import slack as wording
+from bot.wording.report import is_opaque, is_text, short_value
 
 VALUE_LIMIT = 300
 NAME_LIMIT = 120
@@ -62,7 +63,11 @@ def code_block(text: str) -> str:
 
 
 def _value_text(value: Any, limit: int = VALUE_LIMIT) -> str:
-    """A value in a line: strings as they are, anything else (and odd strings) as JSON; cut at ``limit``."""
+    """A value in a line: strings as they are, anything else (and odd strings) as JSON; cut at ``limit``. A long
+    opaque string (a CA bundle) is its length and hash, a text of several lines its number of lines (the lines
+    that changed are said beside it)."""
+    if is_opaque(value) or is_text(value):
+        return short_value(value)
     if isinstance(value, str) and value and value.strip() == value and "\n" not in value:
         text = value
     else:

@@ -26,8 +26,10 @@ from bot.slack.render.blocks import JSONBlock, Message, button, context, message
 from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, in_code
 from bot.slack.render.phrases import resource_name
 from bot.wording import slack as wording
+from bot.wording.report import short_value
 
-FixKind = Literal["ignore", "source"]
+FixKind = Literal["ignore", "source", "commit"]
+_SLOT_NAMES = {"ignore": "finding", "source": "source", "commit": "commit"}
 SLOT_ALL = "all"
 _USER = re.compile(r"[UW][A-Z0-9]{2,20}")
 _GROUP = re.compile(r"S[A-Z0-9]{2,20}")
@@ -35,7 +37,7 @@ _GROUP = re.compile(r"S[A-Z0-9]{2,20}")
 
 def slot_finding(index: int, kind: FixKind = "ignore") -> str:
     """The slot of finding ``index`` (0-based, in the Report's order)."""
-    return f"{'finding' if kind == 'ignore' else 'source'}-{index}"
+    return f"{_SLOT_NAMES[kind]}-{index}"
 
 
 def fix_block_id(slot: str) -> str:
@@ -85,13 +87,14 @@ def _pr_link(pr: PRLink) -> str:
 
 def what(kind: FixKind, findings: Sequence[Finding]) -> str:
     """What a fix proposes, in plain words (for the confirm dialog and the thread)."""
+    one, many = {"ignore": (wording.SLACK_PR_WHAT_ONE, wording.SLACK_PR_WHAT_MANY),
+                  "source": (wording.SLACK_PR_WHAT_SOURCE_ONE, wording.SLACK_PR_WHAT_SOURCE_MANY),
+                  "commit": (wording.SLACK_PR_WHAT_COMMIT_ONE, wording.SLACK_PR_WHAT_COMMIT_MANY)}[kind]  # fmt: skip
     if len(findings) == 1:
         f = findings[0]
         resource = f"{f.resource.kind} {resource_name(f)}"
-        template = wording.SLACK_PR_WHAT_ONE if kind == "ignore" else wording.SLACK_PR_WHAT_SOURCE_ONE
-        return template.format(field=f.pointer, resource=resource)
-    template = wording.SLACK_PR_WHAT_MANY if kind == "ignore" else wording.SLACK_PR_WHAT_SOURCE_MANY
-    return template.format(count=len(findings))
+        return one.format(field=f.pointer, resource=resource, live=short_value(f.live))
+    return many.format(count=len(findings))
 
 
 def _plain(text: str) -> dict[str, str]:
@@ -122,6 +125,8 @@ def fix_block(slot: str, kind: FixKind, findings: Sequence[Finding], app: str, f
         return None
     if kind == "source":
         label = wording.SLACK_BUTTON_SOURCE_FIX
+    elif kind == "commit":
+        label = wording.SLACK_BUTTON_COMMIT_LIVE
     elif slot == SLOT_ALL and len(findings) > 1:
         label = wording.SLACK_BUTTON_OPEN_PR_ALL.format(count=len(findings))
     else:
@@ -159,7 +164,7 @@ def approval_message(app: str, kind: FixKind, findings: Sequence[Finding], appro
 
 
 def pr_opened_message(app: str, pr: PRLink, *, approvers: Sequence[str], path: str, repo: str, base: str,
-                      change: str, fields: Sequence[str] = ()) -> Message:  # fmt: skip
+                      change: str, fields: Sequence[str] = (), committed: bool = False) -> Message:  # fmt: skip
     """The thread's record of a PR: who opened it, who approved, and what it proposes (``change``: YAML added)."""
     note = cut_note(app)
     head = fill(wording.SLACK_PR_OPENED, icon=":white_check_mark:", link=_pr_link(pr), user=mention(pr.by),
@@ -170,8 +175,9 @@ def pr_opened_message(app: str, pr: PRLink, *, approvers: Sequence[str], path: s
         blocks = [section(head, note), section(fill(wording.SLACK_PR_PROPOSED, **where) + "\n" + code_block(change),
                                                note)]  # fmt: skip
     else:
-        removed = ", ".join(code(f) for f in fields)
-        blocks = [section(head, note), section(fill(wording.SLACK_PR_PROPOSED_SOURCE, fields=removed, **where), note)]
+        named = ", ".join(code(f) for f in fields)
+        template = wording.SLACK_PR_PROPOSED_COMMIT if committed else wording.SLACK_PR_PROPOSED_SOURCE
+        blocks = [section(head, note), section(fill(template, fields=named, **where), note)]
     plain = wording.SLACK_PR_OPENED.format(icon="", link=f"#{pr.number}", user=pr.by,
                                            approved=wording.SLACK_PR_APPROVED_BY.format(approvers=", ".join(approvers)),
                                            title=pr.title)  # fmt: skip

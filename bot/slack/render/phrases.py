@@ -75,14 +75,14 @@ def verdict(f: Finding) -> str:
     who = _who(f)
     predicate = fill(with_who, who=who) if who is not None and "{who}" in with_who else escape(without)
     return fill(
-        wording.SLACK_VERDICT, field=code(f.pointer, POINTER_LIMIT), resource=resource_md(f), predicate=predicate
+        wording.SLACK_VERDICT, field=code(f.field_name, POINTER_LIMIT), resource=resource_md(f), predicate=predicate
     )
 
 
 def verdict_plain(f: Finding) -> str:
     """The finding in plain text: pointer, resource and the cause's title."""
     title = CAUSE_TITLES.get(f.cause, f.cause)
-    return f"{clip(f.pointer, 80)} of {f.resource.kind} {clip(resource_name(f), 80)}: {title}"
+    return f"{clip(f.field_name, 80)} of {f.resource.kind} {clip(resource_name(f), 80)}: {title}"
 
 
 def report_counts(report: Report) -> dict[str, str]:

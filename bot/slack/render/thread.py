@@ -27,7 +27,7 @@ from bot.slack.render.phrases import (
     verdict_plain,
 )
 from bot.wording import slack as wording
-from bot.wording.report import CAUSE_TITLES, NO_NARROW_RULE, avoid_lines
+from bot.wording.report import CAUSE_TITLES, NO_NARROW_RULE, avoid_lines, is_text, text_changes
 
 HIDES_SHOWN = 5
 
@@ -66,6 +66,9 @@ def _evidence_section(f: Finding, number: int, total: int, note: str) -> JSONBlo
     # the analysis' own evidence; its managedFields line is the owner line above
     bullets += [escape(clip(e, 600)) for e in f.evidence if not e.startswith("managedFields:")]
     bullets.append(fill(wording.SLACK_VALUES, desired=value_md(f.desired), live=value_md(f.live)))
+    if is_text(f.desired) and is_text(f.live):  # the lines that changed, not both texts whole
+        changed = ", ".join(code(c) for c in text_changes(str(f.desired), str(f.live)))
+        bullets.append(fill(wording.SLACK_TEXT_CHANGED, changes=changed))
     lines += [f"• {b}" for b in bullets]
     return section("\n".join(lines), note)
 
@@ -78,9 +81,20 @@ def _hides(f: Finding) -> str:
     return ", ".join(shown) if shown else code(f.pointer, POINTER_LIMIT)
 
 
+def _decide(f: Finding) -> list[str]:
+    """For a field changed by hand: decide which value is right, and what a sync (the revert) would undo."""
+    values = {"field": code(f.field_name, POINTER_LIMIT), "live": value_md(f.live), "desired": value_md(f.desired)}
+    who = code(f.writer.manager) if f.writer.manager else escape(wording.SLACK_NO_OWNER)
+    return [fill(wording.SLACK_MANUAL_DECIDE, who=who, **values), f"• {fill(wording.SLACK_MANUAL_KEEP)}",
+            f"• {fill(wording.SLACK_MANUAL_REVERT, **values)}"]  # fmt: skip
+
+
 def _fix_section(f: Finding, note: str) -> JSONBlock:
     fix = f.fix
     better = fill(wording.SLACK_BETTER_FIX, alternative=escape(fix.alternative)) if fix.alternative else ""
+    if fix.rule is None and f.cause == "manual-edit":
+        reason = wording.SLACK_NO_RULE_REASONS.get(f.cause, wording.SLACK_NO_RULE_REASONS["unknown"])
+        return section("\n".join([*_decide(f), fill(wording.SLACK_NO_RULE, reason=escape(reason))]), note)
     if fix.rule is None:
         if fix.verified is False:
             reason = NO_NARROW_RULE
@@ -129,7 +143,8 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
     ("Full diff", valid ``view_hours``).
 
     ``fixes`` adds, under each finding that has a rule, its Open PR button (slot ``finding-N``) and, where the
-    better fix is in the source, "Open PR: fix the source" (slot ``source-N``), or the PR already opened.
+    better fix is in the source, "Open PR: fix the source" (slot ``source-N``); under a field changed by hand,
+    "Open PR: commit the live value to Git" (slot ``commit-N``); or the PR already opened.
 
     Split into as many messages as needed so that each stays within the limits of :mod:`bot.slack.render`.
     """
@@ -158,7 +173,7 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
         blocks = [*head] if number == 1 else [{"type": "divider"}]
         blocks += [_evidence_section(f, number, total, note), _fix_section(f, note)]
         if fixes is not None:
-            for kind in ("ignore", "source"):
+            for kind in ("ignore", "source", "commit"):
                 button = fix_block(slot_finding(number - 1, kind), kind, [f], alert.app, fixes)
                 blocks += [button] if button is not None else []
         groups.append((blocks, verdict_plain(f)))

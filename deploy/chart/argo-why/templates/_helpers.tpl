@@ -111,7 +111,7 @@ app.kubernetes.io/component: redis
 {{- fail "view.enabled: the links need the bot's public URL: set view.baseUrl, or ingress.enabled and ingress.host" }}
 {{- end }}
 {{- $secretNames := list "REDIS_URL" "REDIS_PASSWORD" "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "ARGOCD_TOKEN" "WEBHOOK_TOKEN" "GIT_TOKEN" "VIEW_LINK_KEY" }}
-{{- $chartNames := list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED" "VIEW_LINK_TTL" "VIEW_BASE_URL" }}
+{{- $chartNames := list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED" "VIEW_LINK_TTL" "VIEW_BASE_URL" "CHANNEL_ROUTES" "APPROVER_ROUTES" }}
 {{- $names := keys $v.env }}
 {{- range $v.extraEnv }}{{ $names = append $names .name }}{{ end }}
 {{- range $name := $names }}
@@ -159,3 +159,17 @@ secretKeyRef to a key the Secret lacks keeps the pod in CreateContainerConfigErr
 {{- define "argo-why.gitTokenSecret" -}}
 {{- required (printf "git.tokenSecret is required with git.provider=%s: pull requests need a token; add the key %s to the Secret (deploy/README.md, step 3) and name that Secret, e.g. --set git.tokenSecret=%s" .Values.git.provider .Values.git.tokenKey .Values.existingSecret) .Values.git.tokenSecret }}
 {{- end }}
+
+{{/*
+A route list ([{project, channel}] or [{project, approvers}]) as the bot reads CHANNEL_ROUTES and APPROVER_ROUTES:
+project=value entries separated by ";", in the order given (first match wins; a map would lose the order).
+*/}}
+{{- define "argo-why.routes" -}}
+{{- $out := list -}}
+{{- range .routes -}}
+{{- $value := index . $.key -}}
+{{- if kindIs "slice" $value }}{{ $value = join " " $value }}{{ end -}}
+{{- $out = append $out (printf "%s=%s" .project $value) -}}
+{{- end -}}
+{{- join ";" $out -}}
+{{- end -}}
