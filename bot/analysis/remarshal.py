@@ -6,7 +6,8 @@ back: an empty value of an ``omitempty`` field vanishes (``clusterIP: ""``, an e
 ``data/remarshal.json``, generated from k8s.io/api by ``scripts/gen-remarshal-data.sh`` (never a hand list).
 
 Guarantees: pure; :func:`remarshal` returns a new object and leaves kinds it does not know (custom resources) as
-they are; :func:`canonical_quantity` answers Go's ``Quantity.String()`` for a valid quantity, ``None`` otherwise.
+they are, and so an object the Go decoder refuses (a string where a list is expected, a malformed
+quantity); :func:`canonical_quantity` answers Go's ``Quantity.String()`` for a valid quantity, ``None`` otherwise.
 """
 
 from __future__ import annotations
@@ -80,18 +81,38 @@ def _empty(value: Any) -> bool:
     return value in ("", 0, [], {})
 
 
+class _NotDecodable(ValueError):
+    """The Go decoder would refuse the object: remarshal then leaves it as it is."""
+
+
+_SCALARS: dict[str, tuple[type, ...]] = {"string": (str,), "bool": (bool,), "number": (int, float)}
+
+
 def _walk(value: Any, ref: str) -> Any:
     if value is None:
         return None
+    if ref in _SCALARS:
+        if not isinstance(value, _SCALARS[ref]) or (ref == "number" and isinstance(value, bool)):
+            raise _NotDecodable(ref)
+        return value
     if ref == "quantity":
-        return canonical_quantity(value) or value
+        canonical = canonical_quantity(value)
+        if canonical is None:
+            raise _NotDecodable(ref)
+        return canonical
+    if (ref.startswith("[]") and not isinstance(value, list)) or (
+        ref.startswith("map[]") and not isinstance(value, dict)
+    ):
+        raise _NotDecodable(ref)
     if ref.startswith("[]") and isinstance(value, list):
         return [_walk(v, ref[2:]) for v in value]
     if ref.startswith("map[]") and isinstance(value, dict):
         return {k: _walk(v, ref[5:]) for k, v in value.items()}
     fields = _data()["types"].get(ref)
-    if fields is None or not isinstance(value, dict):
+    if fields is None:
         return value
+    if not isinstance(value, dict):
+        raise _NotDecodable(ref)
     out = {}
     for key, v in value.items():
         spec = fields.get(key)
@@ -99,11 +120,19 @@ def _walk(value: Any, ref: str) -> Any:
             continue  # a field the Go type does not have is dropped by the decoder
         if v is None:
             continue
-        if spec.get("omitempty") and not spec.get("pointer") and _empty(v) and spec["type"] != "any":
+        walked = _walk(v, spec["type"])  # first: a value of the wrong type fails the whole decoding
+        struct = spec["type"] in _data()["types"]  # a struct value is never omitted, even empty
+        if (
+            spec.get("omitempty")
+            and not spec.get("pointer")
+            and not struct
+            and _empty(walked)
+            and spec["type"] != "any"
+        ):
             continue
-        if spec.get("omitempty") and spec.get("pointer") and isinstance(v, list | dict) and not v:
+        if spec.get("omitempty") and spec.get("pointer") and isinstance(walked, list | dict) and not walked:
             continue
-        out[key] = _walk(v, spec["type"])
+        out[key] = walked
     return out
 
 
@@ -117,6 +146,9 @@ def remarshal(obj: dict[str, Any]) -> dict[str, Any]:
     root = _root(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
     if root is None:
         return obj
-    out: dict[str, Any] = _walk(obj, root)
+    try:
+        out: dict[str, Any] = _walk(obj, root)
+    except _NotDecodable:
+        return obj  # gitops-engine logs the decoding error and diffs the object as it is
     out["apiVersion"], out["kind"] = obj["apiVersion"], obj["kind"]
     return out
