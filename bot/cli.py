@@ -27,9 +27,15 @@ FORMATS = ("text", "json", "slack", "html")
 """``--format`` of ``explain`` and ``why``: ``html`` is the drift page, one self-contained file."""
 
 
-def read_objects(paths: Sequence[str], *, require_name: bool = True, require_kind: bool = True) -> list[dict[str, Any]]:
-    """The objects of every file (``-`` is stdin), read as bytes: the loader decodes UTF-8, UTF-16, byte order marks."""
+def read_objects(
+    paths: Sequence[str], *, require_name: bool = True, require_kind: bool = True, option: str | None = None
+) -> list[dict[str, Any]]:
+    """The objects of every file (``-`` is stdin), read as bytes: the loader decodes UTF-8, UTF-16, byte order marks.
+
+    With ``option`` (``--desired``, ``--live``) a file without a single object is bad input naming that file: an
+    empty side has nothing to compare, and must never pass for "no drift"."""
     from bot.analysis import load_documents
+    from bot.wording import cli as wording
 
     objs: list[dict[str, Any]] = []
     for p in paths:
@@ -42,7 +48,10 @@ def read_objects(paths: Sequence[str], *, require_name: bool = True, require_kin
                 data, source = Path(p).read_bytes(), p
             except OSError as e:
                 raise BadInput(f"cannot read: {e.strerror or e}", source=p) from e
-        objs.extend(load_documents(data, source, require_name=require_name, require_kind=require_kind))
+        found = load_documents(data, source, require_name=require_name, require_kind=require_kind)
+        if option is not None and not found:
+            raise BadInput(wording.INPUT_EMPTY.format(option=option), source=source)
+        objs.extend(found)
     return objs
 
 
@@ -69,17 +78,15 @@ def render(report: Report, fmt: str) -> str:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from bot.analysis import explain
+    from bot.wording import cli as wording
 
-    desired = read_objects(args.desired)
-    live = read_objects(args.live, require_kind=False)  # a pasted live object may start at metadata:
+    desired = read_objects(args.desired, option="--desired")
+    live = read_objects(args.live, require_kind=False, option="--live")  # a pasted live object may start at metadata:
     context = read_objects(args.context) if args.context else []
     again = read_objects(args.desired_again) if args.desired_again else None
     report = explain(desired, live, context, app=args.app, desired_again=again)
-    if desired and live and not report.resources_compared:
-        raise BadInput(
-            "no object in --desired has a counterpart in --live (same group, kind, namespace, name)",
-            source=", ".join(args.live),
-        )
+    if not report.resources_compared:
+        raise BadInput(wording.INPUT_NO_COUNTERPART, source=", ".join(args.live))
     sys.stdout.write(render(report, args.format))
     if args.format != "text":  # the text report prints its notes itself
         for note in report.notes:

@@ -176,6 +176,41 @@ def test_serve_stops_with_one_line_per_missing_or_malformed_variable_all_at_once
     )
 
 
+@pytest.mark.parametrize("side", ["--desired", "--live"])
+@pytest.mark.parametrize("content", ["", "---\n# nothing rendered\n", "apiVersion: v1\nkind: List\nitems: []\n"])
+def test_an_empty_desired_or_live_file_is_bad_input_naming_the_file(
+    drifted: tuple[str, str], tmp_path: Path, side: str, content: str
+) -> None:
+    """`argocd app manifests` writes nothing when the login expired: that is never "No drift" (issue 22, item 1)."""
+    desired, live = drifted
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(content)
+    files = {"--desired": desired, "--live": live, side: str(empty)}
+    proc = run("explain", "--desired", files["--desired"], "--live", files["--live"])
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == "" and "No drift" not in proc.stderr
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith(f"argo-why: {empty}: ") and side in line
+
+
+def test_an_empty_desired_on_stdin_is_bad_input_too(drifted: tuple[str, str]) -> None:
+    _, live = drifted
+    proc = run("explain", "--desired", "-", "--live", live, stdin="")
+    assert proc.returncode == 2 and proc.stderr.startswith("argo-why: <stdin>: ")
+
+
+def test_no_drift_is_only_said_when_every_desired_object_was_compared(drifted: tuple[str, str], tmp_path: Path) -> None:
+    desired, _ = drifted
+    d = deployment()
+    other = {**d, "metadata": {**d["metadata"], "name": "worker"}}
+    both = write(tmp_path, "both.yaml", d, other)
+    live = write(tmp_path, "live-clean.yaml", live_of(d))
+    proc = run("explain", "--desired", both, "--live", live)
+    assert proc.returncode == 1 and "No drift" not in proc.stdout and "Incomplete" in proc.stdout
+    proc = run("explain", "--desired", desired, "--live", live)
+    assert proc.returncode == 0 and proc.stdout.startswith("No drift")
+
+
 # --- --version, --help per command, and counted words (issue 22, item 17) --------------------------------------
 
 

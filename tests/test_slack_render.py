@@ -443,16 +443,16 @@ def test_two_hundred_findings_stay_within_slack_limits() -> None:
     digest = digest_message([(hand_alert(app=f"a{i}"), report) for i in range(80)], None)
     for m in [parent, *thread, diff, digest]:
         assert_valid(m)
-    # every finding is in the thread exactly once, in order, and the thread ends with "What not to do"
+    # every finding is in the thread exactly once, in order, and the thread ends with the notes
     numbered = [
         re.match(r"\*(\d+) of 200\*", t)
         for m in thread
         for t in (s["text"]["text"] for s in m.blocks if s["type"] == "section")
     ]
     assert [int(n.group(1)) for n in numbered if n] == list(range(1, 201))
-    [do_not] = [i for i, m in enumerate(thread) for b in m.blocks if b["type"] == "header"]
-    assert thread[do_not].blocks[0]["text"]["text"] == wording.SLACK_DO_NOT_TITLE
-    assert not any(re.match(r"\*\d+ of 200\*", t) for t in all_texts(thread[do_not:]))
+    notes = [i for i, m in enumerate(thread) if m.text == wording.SLACK_TEXT_NOTES.format(app="shop")]
+    assert notes and notes == list(range(notes[0], len(thread)))
+    assert not any(re.match(r"\*\d+ of 200\*", t) for t in all_texts(thread[notes[0] :]))
     # bounded: at most two cut sections (plus a divider) per finding, then the closing message(s)
     total = sum(len(json.dumps(m.blocks, ensure_ascii=False)) for m in thread)
     assert total <= 200 * (2 * (MAX_SECTION + 200) + 50) + 2 * MESSAGE_BUDGET
@@ -504,7 +504,7 @@ def test_worst_case_text_still_fits() -> None:
 
 def test_long_text_is_cut_with_a_note() -> None:
     f = finding(explanation="word " * 2000, evidence=["e" * 500] * 20)
-    [first, _last] = thread_messages(Report(app="shop", findings=[f], resources_compared=1), hand_alert())
+    [first] = thread_messages(Report(app="shop", findings=[f], resources_compared=1), hand_alert())
     section = first.blocks[1]["text"]["text"]
     assert len(section) <= MAX_SECTION
     assert section.endswith(wording.SLACK_CUT.format(app="shop"))
@@ -668,7 +668,7 @@ def test_cli_format_slack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     doc = json.loads(capsys.readouterr().out)
     assert set(doc) == {"parent", "thread"}
     assert doc["parent"]["text"] and doc["parent"]["blocks"]
-    assert len(doc["thread"]) == 2 and all(m["text"] and m["blocks"] for m in doc["thread"])
+    assert len(doc["thread"]) == 1 and all(m["text"] and m["blocks"] for m in doc["thread"])
     assert not action_blocks([doc["parent"], *doc["thread"]])
     assert "kubectl-edit" in json.dumps(doc)
     for m in [doc["parent"], *doc["thread"]]:

@@ -201,7 +201,7 @@ async def test_an_app_moved_to_another_team_starts_a_thread_there_and_says_so(
     assert any(f"<#{TEAM_B}>" in r["text"] for r in slack.thread(TEAM_A, old["ts"]))
     new_thread = slack.thread(TEAM_B, new["ts"])
     assert any(f"<#{TEAM_A}>" in r["text"] for r in new_thread)
-    assert any("/spec/replicas" in json.dumps(r) for r in new_thread)  # the explanation again, in the new thread
+    assert any("`spec.replicas`" in json.dumps(r) for r in new_thread)  # the explanation again, in the new thread
     assert ref is not None and (ref.channel, ref.ts) == (TEAM_B, new["ts"])
 
 
@@ -236,7 +236,7 @@ async def test_commands_answer_only_where_the_app_is_visible(
         await command("why secret-sauce", "D0ALICE", ALICE)  # a DM with someone who may approve for it
         await command("mute secret-sauce 2h", TEAM_A, ALICE)
         assert await bot.services.store.mute_until("secret-sauce", 0)
-    assert "/spec/replicas" in texts(slack, TEAM_A) and "/spec/replicas" in texts(slack, "D0ALICE")
+    assert "`spec.replicas`" in texts(slack, TEAM_A) and "`spec.replicas`" in texts(slack, "D0ALICE")
     assert ephemerals(slack, ALICE) == []
 
 

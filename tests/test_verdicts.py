@@ -266,3 +266,316 @@ def test_a_key_that_appeared_at_admission_in_a_custom_resource_is_not_pinned_on_
     f = only(explain([d], [live], app="shop").findings)
     assert f.cause == "unknown" and "webhook" in f.explanation and "CRD" in f.explanation
     assert only(explain([d], [live], [crd(3)], app="shop").findings).cause == "api-defaulting"
+
+
+# --- issue 22, item 4: the manager that wrote the field decides the writer ------------------------------------------
+
+
+def hpa(target: str = "web", namespace: str = "shop") -> dict[str, Any]:
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": target, "namespace": namespace},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target},
+                 "minReplicas": 2, "maxReplicas": 10},
+    }  # fmt: skip
+
+
+def scaled_by(manager: str, subresource: str | None = "scale", replicas: int = 7) -> tuple[dict[str, Any], Any]:
+    d = deployment()
+    live = live_of(d, entry(manager, {"f:spec": {"f:replicas": {}}}, subresource=subresource))
+    del live["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:replicas"]  # taken from Argo CD
+    live["spec"]["replicas"] = replicas
+    return d, live
+
+
+def test_a_person_scaling_through_the_scale_subresource_is_a_manual_edit_even_with_an_hpa() -> None:
+    for manager in ("kubectl", "kubectl-scale", "k9s", "Mozilla"):
+        d, live = scaled_by(manager)
+        f = only(explain([d], [live], [hpa()], app="shop").findings)
+        assert (f.cause, f.writer.manager, f.writer.subresource) == ("manual-edit", manager, "scale"), manager
+        assert f.fix.rule is None and f.fix.action in ("revert", "change-source")
+        # the HPA is context, not the writer: said in words, and the better fix is the autoscaler's, never "commit 7"
+        assert f.writer.object is None
+        assert "HorizontalPodAutoscaler shop/web also targets this Deployment and will overwrite it" in f.explanation
+        assert f.fix.alternative is not None and "leave spec.replicas out of Git" in f.fix.alternative
+
+
+def test_the_hpa_controller_writing_replicas_is_still_the_autoscaler() -> None:
+    d, live = scaled_by("kube-controller-manager")
+    f = only(explain([d], [live], [hpa()], app="shop").findings)
+    assert (f.cause, f.confidence) == ("autoscaler", "confirmed") and f.writer.object is not None
+
+
+def test_a_manager_named_manager_is_no_evidence_of_an_operator() -> None:
+    """Kubebuilder names every controller's binary `manager`: the name alone proves nothing."""
+    d, live = scaled_by("manager", subresource=None, replicas=0)
+    f = only(explain([d], [live], app="shop").findings)
+    assert f.cause != "operator" and f.confidence != "confirmed" and f.fix.rule is None
+    assert "Kubebuilder" in f.explanation
+    # a context object that drives the Deployment is evidence: kube-green's SleepInfo in its namespace
+    sleep: dict[str, Any] = {"apiVersion": "kube-green.com/v1alpha1", "kind": "SleepInfo",
+             "metadata": {"name": "nights", "namespace": "shop"}, "spec": {"sleepAt": "20:00"}}  # fmt: skip
+    f = only(explain([d], [live], [sleep], app="shop").findings)
+    assert f.cause == "operator" and f.writer.object is not None and f.writer.object.kind == "SleepInfo"
+    sleep["spec"]["excludeRef"] = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}]
+    assert only(explain([d], [live], [sleep], app="shop").findings).cause == "unknown"
+
+
+# --- issue 22, item 2: what not to do belongs to its finding and never contradicts its fix ---------------------------
+
+
+def three_causes() -> Any:
+    """web: replicas by the HPA (a rule); worker: an env value Argo CD itself wrote (unknown, no rule); api: an image
+    set by hand (a manual edit, fixed by syncing)."""
+    web = deployment("web")
+    web_live = live_of(web, entry("kube-controller-manager", {"f:spec": {"f:replicas": {}}}, subresource="scale"))
+    web_live["spec"]["replicas"] = 6
+    worker = deployment("worker")
+    worker_live = live_of(worker)
+    worker_live["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = "debug"
+    api = deployment("api")
+    image: dict[str, Any] = {
+        "f:spec": {"f:template": {"f:spec": {"f:containers": {'k:{"name":"app"}': {"f:image": {}}}}}}
+    }
+    api_live = live_of(api, entry("kubectl-edit", image))
+    api_live["spec"]["template"]["spec"]["containers"][0]["image"] = "ghcr.io/acme/web:1.0.1-hotfix"
+    return explain([web, worker, api], [web_live, worker_live, api_live], [hpa("web")], app="shop")
+
+
+def test_each_finding_says_its_own_what_not_to_do_in_text_json_and_slack() -> None:
+    from bot.report.text import render
+    from bot.slack.render import Alert, thread_messages
+    from bot.wording import report as wording
+
+    report = three_causes()
+    causes = {f.resource.name: f for f in report.findings}
+    assert {n: f.cause for n, f in causes.items()} == {"web": "autoscaler", "worker": "unknown", "api": "manual-edit"}
+    assert causes["web"].fix.rule is not None and causes["api"].fix.action == "revert"
+    text = render(report)
+    blocks = {name: text.split(f"\nDeployment shop/{name} ", 1)[1].split("\nDeployment ")[0] for name in causes}
+    assert "What not to do:" not in text  # no merged list at the end
+    for name, f in causes.items():
+        assert f.fix.avoid, name
+        for line in f.fix.avoid:
+            assert line in blocks[name], (name, line)  # said under its own finding ...
+            others = [n for n in causes if n != name and line not in causes[n].fix.avoid]
+            assert all(line not in blocks[n] for n in others), (name, line)  # ... and under no other
+    assert "until the writer is known" not in blocks["web"] and "re-sync" not in blocks["api"]
+    as_json = json.loads(json.dumps(report.to_dict()))
+    assert [f["fix"]["avoid"] for f in as_json["findings"]] == [f.fix.avoid for f in report.findings]
+    thread = thread_messages(report, Alert(app="shop"))
+    sections = [b["text"]["text"] for m in thread for b in m.blocks if b["type"] == "section"]
+    for f in report.findings:
+        [fix_section] = [s for s in sections if wording.short_value(f.fix.alternative, 30)[:-1] in s]
+        for other in report.findings:
+            for line in other.fix.avoid:
+                assert (line in fix_section) == (line in f.fix.avoid), (f.resource.name, line)
+
+
+def test_no_advice_forbids_what_its_own_fix_recommends() -> None:
+    from bot.model import CAUSES
+    from bot.wording import report as wording
+
+    for cause in CAUSES:
+        for rule in (True, False):
+            for action in ("ignore", "change-source", "revert", "server-side-diff", "resolve-ownership", "investigate"):
+                for allocated in (True, False):
+                    lines = wording.avoid_for(cause, rule=rule, action=action, allocated=allocated)
+                    asked = wording.recommends(rule, action, False)
+                    assert all(not wording.forbids(line) & asked for line in lines)
+                    if rule:
+                        assert not any("Do not add an ignore rule" in line or "Do not ignore" in line for line in lines)
+                    if action == "revert":
+                        assert not any("re-sync" in line or "expect a sync" in line for line in lines)
+
+
+# --- issue 22, item 5: empty values are shown, allocated values never go into Git ------------------------------------
+
+
+def service(cluster_ip: Any, ssa: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    d: dict[str, Any] = {
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"clusterIP": cluster_ip, "selector": {"app": "web"},
+                 "ports": [{"name": "http", "port": 80, "nodePort": 0}], "type": "NodePort"},
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    live["spec"].update(clusterIP="10.96.41.17", clusterIPs=["10.96.41.17"], sessionAffinity="None")
+    live["spec"]["ports"][0].update(nodePort=31380, protocol="TCP", targetPort=80)
+    owned: dict[str, Any] = {"f:spec": {"f:selector": {}, "f:type": {}}}
+    if ssa:  # the applied configuration holds the empty value: Argo CD owns the field
+        owned["f:spec"]["f:clusterIP"] = {}
+    live["metadata"]["managedFields"] = [
+        {**entry("argocd-controller", owned, "Apply" if ssa else "Update"), "apiVersion": "v1"}
+    ]
+    return d, live
+
+
+def test_an_empty_allocated_field_in_git_is_deleted_from_git_never_filled_with_the_allocated_value() -> None:
+    from bot.report.text import render
+
+    for ssa in (False, True):
+        d, live = service("", ssa)
+        report = explain([d], [live], app="shop")
+        by_pointer = {f.pointer: f for f in report.findings}
+        for pointer, value in (("/spec/clusterIP", "10.96.41.17"), ("/spec/ports/0/nodePort", "31380")):
+            f = by_pointer[pointer]
+            assert (f.fix.action == "change-source" and f.fix.rule is None) or f.fix.fallback, (pointer, ssa)
+            alternative = f.fix.alternative or ""
+            assert alternative.startswith("Delete `") and "from Git" in alternative, alternative
+            assert "Write the defaulted value" not in alternative and "write the mutated value" not in alternative
+            assert not any("Git writes the default" in line for line in f.fix.avoid)
+            assert any("Do not write the allocated value into Git" in line for line in f.fix.avoid)
+            assert value in alternative  # named as what never to write
+        # the empty string stays visible in every sentence
+        f = by_pointer["/spec/clusterIP"]
+        assert 'is 10.96.41.17 live but "" in Git' in f.explanation and 'Delete `clusterIP: ""` from Git' in (
+            f.fix.alternative or ""
+        )
+        assert 'Git:      ""' in render(report)
+
+
+def test_a_claims_volume_name_left_empty_in_git_is_the_binders_and_deleted_from_git() -> None:
+    d: dict[str, Any] = {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "db"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}, "volumeName": ""},
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    live["spec"]["volumeName"] = "pvc-3f1c2b7a-9d8e-4c6b-a5f4-1e2d3c4b5a69"
+    live["metadata"]["managedFields"] = [
+        {
+            **entry("argocd-controller", {"f:spec": {"f:accessModes": {}, "f:resources": {}}}, "Apply"),
+            "apiVersion": "v1",
+        },
+        {**entry("kube-controller-manager", {"f:spec": {"f:volumeName": {}}}), "apiVersion": "v1"},
+    ]
+    f = only(explain([d], [live], app="db").findings)
+    assert f.cause == "operator" and f.fix.action == "change-source" and f.fix.fallback
+    assert (f.fix.alternative or "").startswith('Delete `volumeName: ""` from Git')
+    assert "Render what the controller writes" not in (f.fix.alternative or "")
+
+
+def test_short_values_keep_empty_and_padded_strings_visible() -> None:
+    from bot.wording.report import short_value
+
+    assert short_value("") == '""' and short_value(" x") == '" x"' and short_value("x") == "x"
+
+
+# --- issue 22, item 6: identical drift on sibling items gets a verified rule per item ---------------------------------
+
+
+def test_the_same_ca_injected_into_every_webhook_gets_a_verified_rule_for_each_webhook() -> None:
+    names = ["a.example.com", "b.example.com", "c.example.com", "d.example.com"]
+    d: dict[str, Any] = {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": "hooks"},
+        "webhooks": [{"name": n, "failurePolicy": "Fail", "sideEffects": "None",
+                      "clientConfig": {"caBundle": "Cg==", "service": {"name": "svc", "namespace": "n"}}}
+                     for n in names],
+    }  # fmt: skip
+    live = copy.deepcopy(d)
+    injected: dict[str, Any] = {
+        f'k:{{"name":"{n}"}}': {".": {}, "f:clientConfig": {"f:caBundle": {}}, "f:name": {}} for n in names[:3]
+    }
+    live["metadata"]["managedFields"] = [
+        {
+            **entry("cert-manager-cainjector", {"f:webhooks": injected}, "Apply"),
+            "apiVersion": "admissionregistration.k8s.io/v1",
+        }
+    ]
+    for w in live["webhooks"][:3]:  # the fourth keeps Git's value: it differs nowhere
+        w["clientConfig"]["caBundle"] = "LS0tLS1CRUdJTi1DQS0tLS0t"
+    report = explain([d], [live], app="shop")
+    assert [f.pointer for f in report.findings] == [f"/webhooks/{i}/clientConfig/caBundle" for i in range(3)]
+    for i, f in enumerate(report.findings):
+        assert f.cause == "operator" and f.fix.verified is True and f.fix.rule is not None, f.pointer
+        assert f.fix.rule["jqPathExpressions"] == [
+            f'.webhooks[] | select(.name == "{names[i]}") | .clientConfig.caBundle'
+        ]
+        assert f.fix.hides == [f.pointer] and "no ignore rule can hide" not in f.explanation
+
+
+# --- issue 22, item 7: a custom resource's value re-serialised by its own webhook -----------------------------------
+
+
+def certificate(duration: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+        "metadata": {"name": "tls", "namespace": "shop"},
+        "spec": {"secretName": "tls", "duration": duration, "issuerRef": {"name": "ca", "kind": "ClusterIssuer"}},
+    }  # fmt: skip
+
+
+def cert_manager_webhook() -> dict[str, Any]:
+    rule = {"apiGroups": ["cert-manager.io"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+            "resources": ["*/*"]}  # fmt: skip
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+            "metadata": {"name": "cert-manager-webhook"},
+            "webhooks": [{"name": "webhook.cert-manager.io", "rules": [rule]}]}  # fmt: skip
+
+
+def test_a_custom_resources_duration_rewritten_by_its_webhook_names_the_webhook_and_the_value_to_write() -> None:
+    d = certificate("2160h")
+    live = certificate("2160h0m0s")
+    spec: dict[str, Any] = {"f:spec": {"f:duration": {}, "f:secretName": {}, "f:issuerRef": {}}}
+    live["metadata"]["managedFields"] = [{**entry("argocd-controller", spec), "apiVersion": "cert-manager.io/v1"}]
+    f = only(explain([d], [live], [cert_manager_webhook()], app="shop").findings)
+    assert (f.cause, f.writer.manager) == ("normalization", "argocd-controller")
+    assert f.writer.object is not None and f.writer.object.name == "cert-manager-webhook"
+    words = " ".join([f.explanation, f.fix.alternative or "", *f.fix.avoid])
+    assert "the API server stores what it is given" in f.explanation
+    assert "webhook.cert-manager.io" in f.explanation and "cert-manager-webhook" in words
+    assert "Write `2160h0m0s` in Git" in (f.fix.alternative or "")
+    assert not any("the API server stores the same value" in line or "the API server normalises" in line
+                   for line in f.fix.avoid)  # fmt: skip
+    # without the webhook in the context, the words still do not blame the API server, and say what to add
+    f = only(explain([d], [live], app="shop").findings)
+    assert "own mutating webhook or conversion" in f.explanation and "--context" in f.explanation
+    assert not any("the API server" in line for line in f.fix.avoid)
+    # a built-in kind's quantity is the API server's form: named, with the exact value to write
+    dep = deployment()
+    dep_live = live_of(dep)
+    dep["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "0.5"  # stored as 500m
+    f = only(explain([dep], [dep_live], app="shop").findings)
+    assert f.cause == "normalization" and "Write `500m` in Git instead of `0.5`" in (f.fix.alternative or "")
+    assert any("the API server stores the same value" in line for line in f.fix.avoid)
+
+
+# --- issue 22, item 9: the rules to paste hold one entry per object ---------------------------------------------------
+
+
+def test_rules_for_several_fields_of_one_object_are_pasted_as_one_entry_per_object() -> None:
+    import yaml
+
+    from bot.analysis.rules import rule_paths
+    from bot.cli import read_objects
+    from bot.fixes.proposal import ignore_proposal, rule_key
+    from bot.report.text import render
+    from bot.slack.render import Alert, thread_messages
+    from tests.conftest import CASEBOOK
+
+    case = CASEBOOK / "cases" / "rollouts-virtualservice-weights"
+    desired, live = read_objects([str(case / "desired.yaml")]), read_objects([str(case / "live.yaml")])
+    context = read_objects([str(case / "context.yaml")]) if (case / "context.yaml").exists() else []
+    report = explain(desired, live, context, app=json.loads((case / "case.json").read_text())["app"])
+    ruled = [f for f in report.findings if f.fix.rule is not None and not f.fix.fallback]
+    assert len(ruled) >= 2 and len({rule_key(f.fix.rule) for f in ruled if f.fix.rule}) == 1
+    # the JSON contract keeps one rule per finding ...
+    assert all(len((f.fix.rule or {}).get("jqPathExpressions", []) + (f.fix.rule or {}).get("jsonPointers", [])) == 1
+               for f in ruled)  # fmt: skip
+    # ... and what people paste has one entry for the object, covering every finding, as the PR writes it
+    text = render(report)
+    block = text.split("Rules to paste under the Application's spec", 1)[1].split(":\n", 1)[1].split("\n\n")[0]
+    pasted = yaml.safe_load(block)["ignoreDifferences"]
+    assert len(pasted) == 1
+    [obj] = [o for o in live if o["kind"] == ruled[0].resource.kind]
+    hidden = {"/" + "/".join(str(t) for t in p) for p in rule_paths(pasted[0], obj)}
+    assert {f.pointer for f in ruled} <= hidden
+    proposal = ignore_proposal("app", None, report.findings)
+    assert proposal is not None and [r for r in proposal.rules if rule_key(r) == rule_key(pasted[0])] == pasted
+    thread = thread_messages(report, Alert(app="app"))
+    paste = [
+        b["text"]["text"] for m in thread for b in m.blocks if "Rules to paste" in b.get("text", {}).get("text", "")
+    ]
+    assert len(paste) == 1 and paste[0].count("kind: VirtualService") == 1

@@ -27,11 +27,12 @@ from typing import Any
 
 from bot.analysis.canonical import deep_equal, equivalent, is_empty
 from bot.analysis.context import TRACKING_ANNOTATION, annotations_of, same_app, tracked_app
-from bot.analysis.defaulting import dropped, proves
+from bot.analysis.defaulting import allocated, dropped, proves
 from bot.analysis.diff import Delta
 from bot.analysis.facts import FieldFacts, ObjectInputs, Verdict
 from bot.analysis.managedfields import ARGOCD_MANAGERS
 from bot.analysis.pointer import MISSING, resolve
+from bot.analysis.schema import is_known
 from bot.analysis.writers import by_owner, is_human
 from bot.model import Confidence, ObjectRef
 from bot.wording import report as wording
@@ -42,8 +43,23 @@ def decide(delta: Delta, inp: ObjectInputs) -> Verdict:
     for rule in _BEFORE_OWNER:
         verdict = rule(facts)
         if verdict is not None:
-            return verdict
-    return by_owner(facts)
+            return _allocated(facts, verdict)
+    return _allocated(facts, by_owner(facts))
+
+
+def _allocated(f: FieldFacts, verdict: Verdict) -> Verdict:
+    """Git leaves empty a field the cluster allocates: whoever filled it in, the fix is to delete the empty field from
+    Git, never to write the allocated value there."""
+    delta, ref = f.delta, f.obj.ref
+    git = delta.desired
+    if git is MISSING or not _blank(git) or not allocated(ref.group, ref.kind, delta.path):
+        return verdict
+    name = next((t for t in reversed(delta.path) if isinstance(t, str)), "")
+    verdict.alternative = wording.ALTERNATIVE_ALLOCATED.format(
+        field=name, git=wording.short_value(git), live=wording.short_value(delta.live)
+    )
+    verdict.allocated = True
+    return verdict
 
 
 def _shared(f: FieldFacts) -> Verdict | None:
@@ -75,7 +91,7 @@ def _shared(f: FieldFacts) -> Verdict | None:
 def _normalization(f: FieldFacts) -> Verdict | None:
     why = equivalent(f.delta.desired, f.delta.live, f.delta.path)
     if why is not None:
-        return Verdict("normalization", "confirmed", f.writer(), why, list(f.evidence))
+        return _normalised(f, why)
     delta, ref = f.delta, f.obj.ref
     if delta.live is not MISSING or delta.desired is MISSING or f.others:
         return None
@@ -92,9 +108,59 @@ def _normalization(f: FieldFacts) -> Verdict | None:
     )
 
 
+def _blank(value: Any) -> bool:
+    """Empty as Git can write an allocated field: ``""``, null, ``[]``, ``[""]``, or ``0`` (a nodePort to allocate)."""
+    if is_empty(value) or (type(value) is int and value == 0):
+        return True
+    return isinstance(value, list) and all(is_empty(v) for v in value)
+
+
+def _normalised(f: FieldFacts, why: str) -> Verdict:
+    """The same value in another form: who stored it so, and the exact form to write in Git.
+
+    A built-in kind goes through the API server's Go types, which re-serialise quantities and durations. A custom
+    resource is stored as it is given: the form comes from its own mutating webhook or conversion (or the controller
+    that wrote it), which the context names when it holds them."""
+    delta, ref = f.delta, f.obj.ref
+    verdict = Verdict("normalization", "confirmed", f.writer(), why, list(f.evidence))
+    notation = not is_empty(delta.desired) and not isinstance(delta.live, list | dict)
+    if not is_known(ref.group, ref.kind) and notation:
+        who, obj, evidence = _custom_normaliser(f)
+        verdict.who, verdict.writer = who, f.writer(obj)
+        verdict.reason = wording.REASON_CR_NORMALISED.format(why=why, who=who)
+        verdict.reason += wording.CR_UNSEEN_HINT if who == wording.WHO_CR_UNSEEN else ""
+        verdict.evidence = [*evidence, *verdict.evidence]
+    if notation and not (ref.group == "" and ref.kind == "Secret"):
+        verdict.alternative = wording.ALTERNATIVE_CANONICAL.format(
+            value=wording.short_value(delta.live), git=wording.short_value(delta.desired),
+            who=verdict.who or wording.THE_API_SERVER,
+        )  # fmt: skip
+    return verdict
+
+
+def _custom_normaliser(f: FieldFacts) -> tuple[str, ObjectRef | None, list[str]]:
+    """Who re-serialised a custom resource's value: a mutating webhook that intercepts it, the conversion webhook of
+    its CRD, the controller that owns the field, or, when the context shows none, the resource's own webhook."""
+    hooks = f.obj.index.webhooks_for(f.obj.live)
+    if hooks:
+        h = next((h for h in hooks if "UPDATE" in h.operations), hooks[0])
+        ev = wording.EVIDENCE_WEBHOOK_OPS.format(configuration=h.configuration.label, webhook=h.webhook,
+                                                 operations="/".join(h.operations))  # fmt: skip
+        return wording.WHO_WEBHOOK.format(webhook=h.webhook, configuration=h.configuration.label), h.configuration, [ev]
+    crd = f.obj.crd()
+    conversion = ((crd or {}).get("spec") or {}).get("conversion") or {}
+    if crd is not None and conversion.get("strategy") == "Webhook":
+        name = str((crd.get("metadata") or {}).get("name"))
+        return wording.WHO_CONVERSION.format(crd=name), ObjectRef("CustomResourceDefinition", name), []
+    if f.others and f.chosen is not None:
+        return f.chosen.manager, None, []
+    return wording.WHO_CR_UNSEEN, None, []
+
+
 def _defaulting(f: FieldFacts) -> Verdict | None:
     delta, ref = f.delta, f.obj.ref
-    if not (delta.desired is MISSING or is_empty(delta.desired)) or delta.live is MISSING or f.others:
+    blank = is_empty(delta.desired) or (allocated(ref.group, ref.kind, delta.path) and _blank(delta.desired))
+    if not blank or delta.live is MISSING or f.others:
         return None
     if f.added_item:
         return None  # an item that appears in a list is something a controller or a webhook added, not a default

@@ -123,6 +123,8 @@ class ContextIndex:
     namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     applications: dict[str, dict[str, Any]] = field(default_factory=dict)
     rollouts: list[dict[str, Any]] = field(default_factory=list)
+    sleepers: list[dict[str, Any]] = field(default_factory=list)
+    """kube-green SleepInfos: they scale their namespace's Deployments to zero and back."""
     argocd_cm: dict[str, Any] | None = None
     crds: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     """CustomResourceDefinitions by (group, kind): their schemas prove CRD defaults."""
@@ -149,6 +151,8 @@ class ContextIndex:
                     idx.applications[str(m.get("name"))] = o
                 elif kind == "Rollout":
                     idx.rollouts.append(o)
+                elif kind == "SleepInfo" and group_of(str(o.get("apiVersion", ""))) == "kube-green.com":
+                    idx.sleepers.append(o)
                 elif kind == "ConfigMap" and m.get("name") == "argocd-cm":
                     idx.argocd_cm = o
                 elif kind == "CustomResourceDefinition" and isinstance(o.get("spec"), dict):
@@ -238,6 +242,10 @@ class ContextIndex:
             vss = list(istio.get("virtualServices") or []) + [istio.get("virtualService") or {}]
             if kind == "VirtualService" and any(isinstance(v, dict) and v.get("name") == name for v in vss):
                 return ObjectRef("Rollout", str(rm.get("name")), rm.get("namespace"))
+        if kind in ("Deployment", "StatefulSet", "CronJob"):
+            for s in self.sleepers:
+                if meta(s).get("namespace") == ns and _sleeps(s, str(kind), str(name)):
+                    return ObjectRef("SleepInfo", str(meta(s).get("name")), ns)
         src = annotations_of(obj).get("cert-manager.io/inject-ca-from")
         if isinstance(src, str) and "/" in src:
             cns, cname = src.split("/", 1)
@@ -271,6 +279,19 @@ class ContextIndex:
                 group, _, kind = gk.rpartition("_")
             rules.append({**body, "group": group, "kind": kind})
         return rules
+
+
+def _sleeps(info: dict[str, Any], kind: str, name: str) -> bool:
+    """Whether a kube-green SleepInfo acts on this object: every workload of its namespace unless ``excludeRef``
+    names it, or only those ``includeRef`` names when it is given."""
+    spec = info.get("spec") or {}
+
+    def names(refs: Any) -> bool:
+        return any(isinstance(r, dict) and r.get("name") == name and r.get("kind", kind) == kind for r in refs or [])
+
+    if spec.get("includeRef"):
+        return names(spec.get("includeRef"))
+    return not names(spec.get("excludeRef"))
 
 
 def _rule_ops(rules: list[Any], group: str, version: str, resource: str, namespaced: bool) -> set[str]:

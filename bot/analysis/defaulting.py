@@ -161,6 +161,22 @@ def proves(
     return None
 
 
+_ALLOCATED: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
+    ("", "Service"): (
+        ("spec", "clusterIP"), ("spec", "clusterIPs"), ("spec", "clusterIPs", "*"), ("spec", "ports", "*", "nodePort"),
+        ("spec", "healthCheckNodePort"),
+    ),
+    ("", "PersistentVolumeClaim"): (("spec", "volumeName"),),
+}  # fmt: skip
+"""Fields the cluster allocates per object (the Service IP and port allocators, the volume binder): a value Git
+could hold there is either pinned on purpose or copied from one cluster, never a default to write."""
+
+
+def allocated(group: str, kind: str, path: Sequence[Token]) -> bool:
+    """Whether ``path`` of a ``group/kind`` object is a field the cluster allocates."""
+    return any(_matches(p, path) for p in _ALLOCATED.get((group, kind), ()))
+
+
 def dropped(
     group: str, kind: str, version: str, path: tuple[Token, ...], value: Any, crd: dict[str, Any] | None
 ) -> Proof | None:

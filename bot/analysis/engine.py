@@ -178,7 +178,8 @@ def explain(
 def _finding(delta: Delta, inp: ObjectInputs) -> Finding:
     ref = inp.ref
     verdict = decide(delta, inp)
-    fix = propose(verdict.cause, delta, ref, inp.desired, inp.live)
+    fix = propose(verdict.cause, delta, ref, inp.desired, inp.live, alternative=verdict.alternative,
+                  who=verdict.who, allocated=verdict.allocated)  # fmt: skip
     pointer = delta.pointer
     desired = masking.mask(ref.group, ref.kind, pointer, delta.desired)
     live = masking.mask(ref.group, ref.kind, pointer, delta.live)

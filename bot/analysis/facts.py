@@ -60,6 +60,12 @@ class Verdict:
     writer: Writer
     reason: str
     evidence: list[str] = field(default_factory=list)
+    alternative: str | None = None
+    """The better fix when this situation has its own (else the cause's, ``ALTERNATIVES``)."""
+    who: str | None = None
+    """Who stores the value in its own form or fills it in, when not the API server (a custom resource's webhook)."""
+    allocated: bool = False
+    """Git leaves empty a field the cluster allocates (clusterIP, nodePort, volumeName): delete it from Git."""
 
 
 def entry_text(e: Entry) -> str:

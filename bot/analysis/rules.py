@@ -280,7 +280,15 @@ def verify(
     except ValueError:
         return None
     removed = []
-    for d in before:
+
+    def hidden(d: Delta) -> bool:
+        return any(covers(h, d.pointer) for h in hides) or (
+            d.live is MISSING and any(d.desired_path[: len(h)] == h for h in hidden_desired)
+        )
+
+    # the same difference on sibling items (one CA in every webhook) has one signature: the ones the rule leaves
+    # are matched first, so that the one it hides is the one found removed, whichever sibling the rule is for
+    for d in sorted(before, key=hidden):
         sig = _signature(d)
         if after[sig] > 0:
             after[sig] -= 1
@@ -342,9 +350,26 @@ def _hidden(hides: list[str], live: dict[str, Any]) -> Iterator[Path]:
         yield tuple(toks)
 
 
-def propose(cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any], live: dict[str, Any]) -> Fix:
+def propose(
+    cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any], live: dict[str, Any],
+    *, alternative: str | None = None, who: str | None = None, allocated: bool = False,
+) -> Fix:  # fmt: skip
+    """The fix of one finding: its action, its rule when the cause warrants one (verified), its better fix and what
+    not to do, which never goes against this fix. ``allocated``: Git leaves empty a field the cluster allocates, so
+    deleting it from Git is the fix and a rule only a fallback."""
+    fix = _propose(cause, delta, ref, desired, live, alternative)
+    if allocated:
+        fix.action = "change-source"
+        fix.fallback = fix.rule is not None
+    fix.avoid = wording.avoid_for(cause, rule=fix.rule is not None, action=fix.action, who=who, allocated=allocated)
+    return fix
+
+
+def _propose(
+    cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any], live: dict[str, Any], alternative: str | None
+) -> Fix:
     action, wants_rule, fallback, sync_options = _ACTIONS[cause]
-    fix = Fix(action=action, alternative=ALTERNATIVES[cause], avoid=list(wording.AVOID[cause]))
+    fix = Fix(action=action, alternative=alternative or ALTERNATIVES[cause])
     if not wants_rule:
         return fix
     scope: dict[str, Any] = {"group": ref.group} if ref.group else {}

@@ -63,6 +63,16 @@ KNOWN_CONTROLLER_PREFIXES = (
 """Prefixes of such names: a project's controllers, each with its own suffix."""
 
 
+GENERIC_MANAGERS = {
+    "manager": "the default name of every Kubebuilder (controller-runtime) controller's binary",
+    "main": "the name `go run` gives any Go program",
+    "Go-http-client": "the user agent of any Go program that sets none",
+    "OpenAPI-Generator": "the user agent of the Kubernetes Python client and other generated clients",
+}
+"""Field managers that are only a default name (the binary's or the user agent's): they name no controller, so
+they are no evidence of one, nor of a person; only the context (a scaler, a Rollout, ...) can say more."""
+
+
 def is_human(manager: str) -> bool:
     """kubectl in all its forms (``kubectl``, ``kubectl-edit``, ``kubectl.exe``), web consoles, k9s, Argo CD's UI."""
     return manager in _HUMAN_MANAGERS or manager.startswith("kubectl")
@@ -154,18 +164,29 @@ def _other_owner(f: FieldFacts) -> Verdict:
     scaler = f.obj.index.scaler_for(live)
     via_scale = chosen.subresource == "scale"
     replicas = f.delta.path == ("spec", "replicas")
+    if is_human(m):
+        # the manager that wrote the field is who wrote it: a person's kubectl scale is a person's, even through the
+        # scale subresource and even while an HPA targets the object (which is context: it will overwrite it)
+        reason = wording.REASON_PERSON.format(manager=m)
+        if scaler is None or not replicas:
+            return Verdict("manual-edit", "confirmed", f.writer(), reason, ev)
+        kind = str(live.get("kind"))
+        return Verdict("manual-edit", "confirmed", f.writer(),
+                       reason + wording.REASON_SCALER_TOO.format(scaler=scaler.label, kind=kind),
+                       [*ev, wording.EVIDENCE_SCALER_TOO.format(scaler=scaler.label, kind=kind)],
+                       wording.ALTERNATIVE_SCALED_BY_HAND.format(scaler=scaler.label))  # fmt: skip
     known_scaler = m in AUTOSCALER_MANAGERS and (replicas or via_scale)
     if (replicas and scaler is not None) or (m == "kube-controller-manager" and via_scale) or known_scaler:
         what = scaler.label if scaler else AUTOSCALER_MANAGERS.get(m, wording.AN_AUTOSCALER)
+        # confirmed when the write is the scaler's own: the HPA controller writes through the scale subresource
+        proven = known_scaler or (scaler is not None and (via_scale or m == "kube-controller-manager"))
         return Verdict(
             "autoscaler",
-            "confirmed" if scaler or known_scaler else "likely",
+            "confirmed" if proven else "likely",
             f.writer(scaler),
             wording.REASON_AUTOSCALER.format(what=what, manager=m, via=wording.VIA_SCALE if via_scale else ""),
             ([wording.EVIDENCE_SCALER.format(scaler=scaler.label)] if scaler else []) + ev,
         )
-    if is_human(m):
-        return Verdict("manual-edit", "confirmed", f.writer(), wording.REASON_PERSON.format(manager=m), ev)
     if m in SYNTHETIC_MANAGERS:
         return Verdict("unknown", "possible", f.writer(), wording.REASON_SYNTHETIC.format(manager=m), ev)
     if m in _GITOPS_MANAGERS:
@@ -173,6 +194,11 @@ def _other_owner(f: FieldFacts) -> Verdict:
         return Verdict("other-gitops", "confirmed", f.writer(_flux_object(live)),
                        wording.REASON_OTHER_GITOPS.format(tool=tool), ev)  # fmt: skip
     ctrl = f.obj.index.controller_for(live)
+    if ctrl is None and m in GENERIC_MANAGERS:
+        return Verdict("unknown", "possible", f.writer(),
+                       wording.REASON_GENERIC_MANAGER.format(manager=m, what=GENERIC_MANAGERS[m],
+                                                             operation=chosen.operation or "a write"),
+                       [*ev, wording.EVIDENCE_GENERIC_MANAGER.format(manager=m)])  # fmt: skip
     if ctrl is not None or is_known_controller(m):
         via = wording.ON_BEHALF.format(label=ctrl.label) if ctrl else ""
         return Verdict("operator", "confirmed", f.writer(ctrl), wording.REASON_OPERATOR.format(manager=m, via=via), ev)

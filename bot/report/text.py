@@ -1,8 +1,10 @@
 """The Report as text for a person in a terminal.
 
 Grouped by resource, one verdict per field, then the evidence, the proposed rule
-as YAML and the advice. Pure: Report in, string out. Values are already masked
-in the Report; nothing else is read.
+as YAML and the advice (the better fix and what not to do, both the finding's
+own). Where several findings have rules, the rules to paste follow, one
+ignoreDifferences entry per object. Pure: Report in, string out. Values are
+already masked in the Report; nothing else is read.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from itertools import groupby
 
 import yaml
 
+from bot.fixes.proposal import merge_rules
 from bot.model import Finding, Report
 from bot.wording import report as wording
 
@@ -63,6 +66,8 @@ def _finding(f: Finding) -> list[str]:
         lines.append(f"    hides:    {', '.join(f.fix.hides)}")
     if f.fix.alternative:
         lines.append(f"    better:   {f.fix.alternative}")
+    # what not to do belongs to its finding: merged across findings, one finding's advice contradicts another's fix
+    lines += [f"    {'avoid:' if i == 0 else '':<10}{line}" for i, line in enumerate(f.fix.avoid)]
     return lines
 
 
@@ -113,8 +118,24 @@ def _body(report: Report) -> str:
         for f in group:
             out.extend(_finding(f))
             out.append("")
-    out.append("What not to do:")
-    out.extend(f"  - {line}" for line in wording.avoid_lines(f.cause for f in report.findings))
+    out += _paste(report.findings)
     for n in report.notes:
         out.append(f"note: {n}")
     return "\n".join(out) + "\n"
+
+
+def _paste(findings: list[Finding]) -> list[str]:
+    """The rules of several findings as one would paste them: one ignoreDifferences entry per object (the PR merges
+    them the same way), fallback rules apart. Nothing when a single rule is proposed: it is shown as it is."""
+    out: list[str] = []
+    for fallback, title in ((False, wording.PASTE_RULES), (True, wording.PASTE_FALLBACK_RULES)):
+        rules = [f.fix.rule for f in findings if f.fix.rule is not None and f.fix.fallback == fallback]
+        if len(rules) < 2:
+            continue
+        options = list(dict.fromkeys(o for f in findings if f.fix.rule is not None and f.fix.fallback == fallback
+                                     for o in f.fix.sync_options))  # fmt: skip
+        out += [f"{title}:", _yaml({"ignoreDifferences": merge_rules(rules)}, 2)]
+        if options:
+            out.append(_yaml({"syncPolicy": {"syncOptions": options}}, 2))
+        out.append("")
+    return out

@@ -3,7 +3,7 @@
 What the analysis may use to name a writer: HorizontalPodAutoscalers and KEDA
 ScaledObjects in the drifted objects' namespaces, MutatingWebhookConfigurations,
 the Namespaces themselves (their labels feed webhook namespaceSelectors), Argo
-Rollouts, and Argo CD Applications. Only ``list``/``get`` are ever called.
+Rollouts, kube-green SleepInfos, and Argo CD Applications. Only ``list``/``get`` are ever called.
 
 A missing permission (403), an API that is not installed (404, e.g. KEDA absent)
 or an unreachable cluster never fails the analysis: each becomes a line in
@@ -97,9 +97,12 @@ class ClusterSource:
                     (f"Rollouts in {ns}",
                      partial(custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", ns, "rollouts",
                              **_RAW)),
+                    (f"SleepInfos in {ns}",
+                     partial(custom.list_namespaced_custom_object, "kube-green.com", "v1alpha1", ns, "sleepinfos",
+                             **_RAW)),
                 ]  # fmt: skip
         else:
-            # many namespaces: a few cluster-wide lists instead of four calls per namespace
+            # many namespaces: a few cluster-wide lists instead of five calls per namespace
             jobs += [
                 ("Namespaces", partial(core.list_namespace, **_RAW)),
                 ("HorizontalPodAutoscalers",
@@ -108,6 +111,8 @@ class ClusterSource:
                                           **_RAW)),
                 ("Rollouts", partial(custom.list_cluster_custom_object, "argoproj.io", "v1alpha1", "rollouts",
                                      **_RAW)),
+                ("SleepInfos", partial(custom.list_cluster_custom_object, "kube-green.com", "v1alpha1", "sleepinfos",
+                                       **_RAW)),
             ]  # fmt: skip
         if app_namespace:
             jobs.append((f"Applications in {app_namespace}", partial(

@@ -156,3 +156,11 @@ ARGOCD_NOT_JSON = (
     "be the Argo CD API server (the address of argocd-server), not a login page, an ingress default backend or "
     "a proxy."
 )
+
+# --- Input files (argo-why explain) ---
+# One line on stderr, after "argo-why: <file>: ". {option} is --desired or --live.
+INPUT_EMPTY = (
+    "no Kubernetes object in this {option} file, so there is nothing to compare (an empty `argocd app manifests` "
+    "output usually means the Argo CD login expired: run `argocd login` and render again)"
+)
+INPUT_NO_COUNTERPART = "no object in --desired has a counterpart in --live (same group, kind, namespace, name)"

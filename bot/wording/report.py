@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from collections.abc import Iterable
 from typing import Any
 
 
@@ -68,6 +67,9 @@ _NO_RESYNC = "Do not re-sync again and again: {who} puts its value back after ev
 _NO_SELFHEAL = "Do not turn on selfHeal before the rule or the source fix is in: Argo CD and {who} would fight."
 _NO_HAND_EDIT = "Do not edit the live object by hand: the change is invisible in Git and will be overwritten."
 _NO_OTHER_WRITER = "Do not look for another writer: {who}, and nothing else writes this field."
+THE_API_SERVER = "the API server"
+"""Who stores a value in its own form or fills in a default, unless the finding names someone else (a custom
+resource's own webhook or conversion: for custom resources the API server stores what it is given)."""
 AVOID: dict[str, tuple[str, ...]] = {
     # What not to do, per cause; never the fix itself (for a manual edit, re-syncing is the fix).
     "autoscaler": (
@@ -82,12 +84,12 @@ AVOID: dict[str, tuple[str, ...]] = {
         _NO_HAND_EDIT,
     ),
     "api-defaulting": (
-        _NO_OTHER_WRITER.format(who="the API server fills in the default"),
+        _NO_OTHER_WRITER.format(who="{who} fills in the default"),
         "Do not keep the fallback rule once Git writes the default (or ServerSideDiff is on): it only hides noise.",
     ),
     "normalization": (
-        _NO_OTHER_WRITER.format(who="the API server stores the same value in its own form"),
-        "Do not expect a sync to settle it: the API server normalises the value again every time.",
+        _NO_OTHER_WRITER.format(who="{who} stores the same value in its own form"),
+        "Do not expect a sync to settle it: {who} normalises the value again every time.",
     ),
     "nondeterministic-render": (
         "Do not ignore the field: a value that changes on every render would change silently on every sync.",
@@ -110,15 +112,57 @@ AVOID: dict[str, tuple[str, ...]] = {
         "Do not turn on selfHeal until the cause is understood: it could turn this into a write loop.",
     ),
 }
-"""What not to do, per cause: said under each finding and, for the causes a report holds, at its end."""
+"""What not to do, per cause (``{who}``: :data:`THE_API_SERVER` or whoever the finding names). Said under each
+finding, never merged across findings: advice belongs to its finding (:func:`avoid_for`)."""
+
+AVOID_ALLOCATED = (
+    "Do not write the allocated value into Git: it belongs to this object in this cluster, and another cluster (or "
+    "the object re-created) gets another one.",
+    "Do not keep the fallback rule once the empty field is gone from Git: it only hides noise.",
+)
+"""What not to do about an allocated field (a Service's clusterIP or nodePort, a claim's volumeName) Git leaves
+empty: replaces the cause's lines about writing the default."""
+
+_FORBIDS: dict[str, frozenset[str]] = {
+    # what a line forbids, of what a fix can recommend: "rule" (an ignore rule), "sync" (syncing to revert),
+    # "write" (writing a value into Git)
+    AVOID["manual-edit"][0]: frozenset({"rule"}),
+    AVOID["unknown"][0]: frozenset({"rule"}),
+    AVOID["nondeterministic-render"][0]: frozenset({"rule"}),
+    AVOID["nondeterministic-render"][1]: frozenset({"sync"}),
+    AVOID["shared-resource"][0]: frozenset({"rule"}),
+    AVOID["other-gitops"][0]: frozenset({"rule"}),
+    AVOID["normalization"][1]: frozenset({"sync"}),
+    AVOID["mutating-webhook"][0]: frozenset({"sync"}),
+    AVOID_ALLOCATED[0]: frozenset({"write"}),
+    **{AVOID[c][0]: frozenset({"sync"}) for c in ("autoscaler", "operator")},
+}
 
 
-def avoid_lines(causes: Iterable[str]) -> list[str]:
-    """The "what not to do" lines for these causes, in their order, each line once."""
-    out: list[str] = []
-    for cause in causes:
-        out.extend(line for line in AVOID.get(cause, ()) if line not in out)
-    return out
+def recommends(rule: bool, action: str, writes_git: bool) -> frozenset[str]:
+    """What a fix asks for, in :data:`_FORBIDS`' terms."""
+    return (
+        frozenset({"rule"} if rule else set())
+        | ({"sync"} if action == "revert" else set())
+        | ({"write"} if writes_git else set())
+    )
+
+
+def forbids(line: str) -> frozenset[str]:
+    return _FORBIDS.get(line, frozenset())
+
+
+def avoid_for(
+    cause: str, *, rule: bool, action: str, who: str | None = None, allocated: bool = False, writes_git: bool = False
+) -> list[str]:
+    """What not to do about one finding: its cause's lines, about ``who`` (the API server unless named), the
+    allocated-field lines instead of those about writing a default, and never a line against this finding's own fix
+    (``rule``: it proposes an ignore rule; ``action``; ``writes_git``: its better fix writes a value into Git)."""
+    lines = list(AVOID.get(cause, ()))
+    if allocated:
+        lines = [line for line in lines if "Git writes the default" not in line] + list(AVOID_ALLOCATED)
+    wanted = recommends(rule, action, writes_git)
+    return [line.format(who=who or THE_API_SERVER) for line in lines if not forbids(line) & wanted]
 
 
 MASK = "<redacted>"
@@ -183,7 +227,9 @@ def short_value(value: Any, limit: int = 60) -> str:
     if is_text(value):
         count = len(value.splitlines())
         return TEXT_LINES[0 if count == 1 else 1].format(count=count)
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    # an empty or space-padded string is quoted, or it vanishes from the sentence ("is 10.96.41.17 live but  in Git")
+    plain = isinstance(value, str) and value != "" and value.strip() == value
+    text = value if plain else json.dumps(value, sort_keys=True, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -205,7 +251,9 @@ def explanation(pointer: str, resource_label: str, reason: str, desired: Any, li
 TRACKING_HOW = {"annotation": "tracking annotation", "label": "app.kubernetes.io/instance label"}
 REASON_SHARED = "Application {app} also applies this object and synced it last"
 EVIDENCE_SHARED = "the live {how} names Application {app}, not {ours}"
-REASON_DEFAULT = "{source} fills in this value when the manifest leaves the field out, and no other writer touched it"
+REASON_DEFAULT = (
+    "{source} fills in this value when the manifest leaves the field out or empty, and no other writer touched it"
+)
 REASON_DROPPED_DEFAULT = (
     "Git writes the default explicitly and the stored object leaves it out ({source}): absent means the same"
 )
@@ -253,6 +301,30 @@ VIA_SCALE = " through the scale subresource"
 REASON_AUTOSCALER = "{what} sets the replica count ({manager}{via})"
 EVIDENCE_SCALER = "{scaler} targets this object"
 REASON_PERSON = "a person changed it with {manager}"
+REASON_SCALER_TOO = "; {scaler} also targets this {kind} and will overwrite it"
+EVIDENCE_SCALER_TOO = "{scaler} also targets this {kind} and will overwrite the replica count"
+ALTERNATIVE_ALLOCATED = (
+    "Delete `{field}: {git}` from Git (render the key only when it has a value): the cluster allocates {field} for "
+    "this object, so an empty value in Git never matches it. Never write the allocated value ({live}) into Git."
+)
+ALTERNATIVE_CANONICAL = (
+    "Write `{value}` in Git instead of `{git}`: the form {who} stores, so that Git and the cluster agree; "
+    "ServerSideDiff=true also compares after that rewrite. An ignore rule is only a fallback."
+)
+REASON_CR_NORMALISED = (
+    "{why}; for a custom resource the API server stores what it is given, so {who} re-serialised it in its own form"
+)
+WHO_WEBHOOK = "webhook {webhook} of {configuration}"
+WHO_CONVERSION = "the conversion webhook of CustomResourceDefinition {crd}"
+WHO_CR_UNSEEN = "the resource's own mutating webhook or conversion"
+CR_UNSEEN_HINT = (
+    " (none is in the context: add the MutatingWebhookConfigurations and the CustomResourceDefinition with --context "
+    "to name it)"
+)
+ALTERNATIVE_SCALED_BY_HAND = (
+    "Sync to put Git's count back until {scaler} changes it again; better, leave spec.replicas out of Git so that "
+    "{scaler} is its only owner, and scale through the autoscaler's minReplicas/maxReplicas instead of by hand."
+)
 REASON_SYNTHETIC = "the owner is the API server's placeholder entry {manager}; the real writer is lost"
 REASON_OTHER_GITOPS = "{tool} applies this object too"
 REASON_OPERATOR = "the controller {manager} writes this field{via}"
@@ -261,6 +333,12 @@ REASON_UNKNOWN_MANAGER = (
     "{manager} wrote it ({operation}): a field manager argo-why does not know, and nothing in the context points "
     "at it, so this is most likely a controller but could also be a person's script that names its own manager"
 )
+REASON_GENERIC_MANAGER = (
+    "{manager} wrote it ({operation}): {what}, so the name tells neither which controller nor whether a controller "
+    "or a person's tool wrote it, and nothing in the context points at one; find the pod that runs it "
+    "(kubectl get pods -A -o wide and their commands) or add the objects that drive this one with --context"
+)
+EVIDENCE_GENERIC_MANAGER = "{manager} is a default field manager name, not evidence of any particular writer"
 EVIDENCE_UNKNOWN_MANAGER = "{manager} is not a known controller's field manager, and no context object names it"
 
 NO_MANAGED_FIELDS = (
@@ -280,6 +358,13 @@ ALREADY_IGNORED = "Already covered by existing ignoreDifferences rules: {count}.
 NO_NARROW_RULE = (
     "no ignore rule can hide this without also hiding values Git sets (list items are selected by content or key, "
     "and none tells these apart), so none is proposed"
+)
+PASTE_RULES = (
+    "Rules to paste under the Application's spec: one ignoreDifferences entry per object, with the pointers and "
+    "expressions of all its findings"
+)
+PASTE_FALLBACK_RULES = (
+    "Fallback rules to paste only while the better fixes above cannot be made: one ignoreDifferences entry per object"
 )
 CAUTION_WIDE_RULE = (
     "Caution: the rule hides {fields} of {resource}, so future Git changes there will not be synced either."

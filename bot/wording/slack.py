@@ -133,10 +133,11 @@ SLACK_MANUAL_REVERT = (
 )
 SLACK_AND_MORE = "and {count} more"
 SLACK_CUT = "… cut; see `argo-why why {app}` for the rest"
-SLACK_DO_NOT_TITLE = "What not to do"
+SLACK_DO_NOT_TITLE = "*What not to do:*"
 SLACK_NO_DRIFT = "No field differs: {resources} of {app} match Git."
 SLACK_TEXT_THREAD = "Why {app} is OutOfSync ({part} of {parts}): {findings}"
-SLACK_TEXT_DO_NOT = "What not to do: {advice}"
+SLACK_TEXT_NOTES = "Notes on the analysis of {app}"
+SLACK_TEXT_PASTE = "The rules for {app} to paste, one entry per object"
 
 # after the last retry of a failed analysis (in the thread)
 SLACK_ANALYSIS_FAILED = "argo-why could not analyse {app}: {reason}"

@@ -1,4 +1,4 @@
-"""The thread under the parent: per finding its evidence and its fix, then "What not to do" and the notes.
+"""The thread under the parent: per finding its evidence and its fix (with what not to do), then the notes.
 
 What it guarantees beyond :mod:`bot.slack.render.blocks`: a finding's blocks (evidence, then fix) stay in one
 message whenever they fit in one, so the thread is split only between findings; every message carries a
@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 import yaml
 
+from bot.fixes.proposal import merge_rules
 from bot.model import Finding, Report
-from bot.slack.render.blocks import JSONBlock, Message, context, header, message, pack, section
+from bot.slack.render.blocks import JSONBlock, Message, context, message, pack, section
 from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, plural, value_md
 from bot.slack.render.fixes import FixButtons, fix_block, slot_finding
 from bot.slack.render.inputs import Alert
@@ -27,7 +28,14 @@ from bot.slack.render.phrases import (
     verdict_plain,
 )
 from bot.wording import slack as wording
-from bot.wording.report import CAUSE_TITLES, NO_NARROW_RULE, avoid_lines, is_text, text_changes
+from bot.wording.report import (
+    CAUSE_TITLES,
+    NO_NARROW_RULE,
+    PASTE_FALLBACK_RULES,
+    PASTE_RULES,
+    is_text,
+    text_changes,
+)
 
 HIDES_SHOWN = 5
 
@@ -92,16 +100,19 @@ def _decide(f: Finding) -> list[str]:
 def _fix_section(f: Finding, note: str) -> JSONBlock:
     fix = f.fix
     better = fill(wording.SLACK_BETTER_FIX, alternative=escape(fix.alternative)) if fix.alternative else ""
+    # what not to do is the finding's own: merged across findings, one's advice would contradict another's fix
+    do_not = [wording.SLACK_DO_NOT_TITLE, *(f"• {escape(line)}" for line in fix.avoid)]
+    do_not = do_not if fix.avoid else []
     if fix.rule is None and f.cause == "manual-edit":
         reason = wording.SLACK_NO_RULE_REASONS.get(f.cause, wording.SLACK_NO_RULE_REASONS["unknown"])
-        return section("\n".join([*_decide(f), fill(wording.SLACK_NO_RULE, reason=escape(reason))]), note)
+        return section("\n".join([*_decide(f), fill(wording.SLACK_NO_RULE, reason=escape(reason)), *do_not]), note)
     if fix.rule is None:
         if fix.verified is False:
             reason = NO_NARROW_RULE
         else:
             reason = wording.SLACK_NO_RULE_REASONS.get(f.cause, wording.SLACK_NO_RULE_REASONS["unknown"])
         lines = [fill(wording.SLACK_NO_RULE, reason=escape(reason))]
-        return section("\n".join([*lines, better] if better else lines), note)
+        return section("\n".join([*lines, *([better] if better else []), *do_not]), note)
 
     rule_yaml = yaml.safe_dump([fix.rule], sort_keys=False, default_flow_style=False, allow_unicode=True, width=1000)
     rule = [
@@ -114,7 +125,7 @@ def _fix_section(f: Finding, note: str) -> JSONBlock:
     if fix.verified is False:
         rule.append(f"{wording.SLACK_ICON_ERROR} {escape(wording.SLACK_RULE_UNVERIFIED)}")
     parts = ([better] if better else []) + rule if fix.fallback else rule + ([better] if better else [])
-    return section("\n".join(parts), note)
+    return section("\n".join([*parts, *do_not]), note)
 
 
 def _app_facts(report: Report) -> str | None:
@@ -137,7 +148,8 @@ def _notes_groups(notes: Sequence[str], note: str) -> list[tuple[list[JSONBlock]
 
 def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = None, *, view_url: str | None = None,
                     view_hours: int = 24) -> list[Message]:  # fmt: skip
-    """The thread under the parent: one section pair per finding, then "What not to do" and the notes.
+    """The thread under the parent: one section pair per finding (what not to do in its fix section), then the rules
+    to paste and the notes.
 
     ``view_url``: the signed link to the drift page (:mod:`bot.view`), said under the title of the first message
     ("Full diff", valid ``view_hours``).
@@ -186,9 +198,27 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
         )
         messages.append(message(plain, blocks))
 
-    avoid = avoid_lines(f.cause for f in report.findings)  # chosen per cause: never against a fix
-    do_not = [header(wording.SLACK_DO_NOT_TITLE), section("\n".join(f"• {escape(d)}" for d in avoid), note)]
-    final = pack([(do_not, ""), *_notes_groups(report.notes, note)])
-    advice = " ".join(avoid)
-    messages += [message(wording.SLACK_TEXT_DO_NOT.format(advice=advice), blocks) for blocks, _ in final]
+    paste = _paste_groups(report, note)
+    if paste:
+        messages += [message(wording.SLACK_TEXT_PASTE.format(app=alert.app), blocks) for blocks, _ in pack(paste)]
+    if report.notes:
+        final = pack(_notes_groups(report.notes, note))
+        messages += [message(wording.SLACK_TEXT_NOTES.format(app=alert.app), blocks) for blocks, _ in final]
     return messages
+
+
+def _paste_groups(report: Report, note: str) -> list[tuple[list[JSONBlock], str]]:
+    """Where several findings have rules: all of them as one would paste them, one ignoreDifferences entry per
+    object (merged as the pull request merges them), fallback rules apart."""
+    groups: list[tuple[list[JSONBlock], str]] = []
+    for fallback, title in ((False, PASTE_RULES), (True, PASTE_FALLBACK_RULES)):
+        ruled = [f for f in report.findings if f.fix.rule is not None and f.fix.fallback == fallback]
+        if len(ruled) < 2:
+            continue
+        tree: dict[str, object] = {"ignoreDifferences": merge_rules(f.fix.rule for f in ruled if f.fix.rule)}
+        options = list(dict.fromkeys(o for f in ruled for o in f.fix.sync_options))
+        if options:
+            tree["syncPolicy"] = {"syncOptions": options}
+        text = yaml.safe_dump(tree, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1000)
+        groups.append(([section(f"*{escape(title)}:*\n{code_block(text.rstrip())}", note)], ""))
+    return groups
