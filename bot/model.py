@@ -104,6 +104,9 @@ class Fix:
     """Said with the rule when it hides an image, a command, args or a whole section: Git changes there stop syncing."""
     avoid: list[str] = field(default_factory=list)
     """What not to do about this cause (never the fix itself: re-syncing is the fix of a manual edit)."""
+    sync_caveat: str | None = None
+    """When the rule is right for the diff but a sync would still write Git's value (no RespectIgnoreDifferences,
+    list items of a custom resource, a resource created again): what happens, with the Argo CD issue."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -116,6 +119,7 @@ class Fix:
             "fallback": self.fallback,
             "caution": self.caution,
             "avoid": list(self.avoid),
+            "sync_caveat": self.sync_caveat,
         }
 
 
@@ -255,7 +259,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                         sync_options=list(x.get("sync_options") or []), alternative=x.get("alternative"),
                         hides=list(x.get("hides") or []), verified=x.get("verified"),
                         fallback=bool(x.get("fallback")), caution=x.get("caution"),
-                        avoid=list(x.get("avoid") or [])),
+                        avoid=list(x.get("avoid") or []), sync_caveat=x.get("sync_caveat")),
                 evidence=list(f.get("evidence") or []),
             )
         )  # fmt: skip

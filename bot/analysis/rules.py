@@ -34,7 +34,7 @@ import jq
 from bot.analysis import schema, selectors
 from bot.analysis.canonical import deep_equal
 from bot.analysis.diff import Delta, diff_objects
-from bot.analysis.pointer import MISSING, Path, Token, covers, join, resolve
+from bot.analysis.pointer import MISSING, Path, Token, covers, join, resolve, split
 from bot.model import Action, Fix, ResourceRef
 from bot.wording import report as wording
 from bot.wording.report import ALTERNATIVES
@@ -322,6 +322,34 @@ def _caution(hides: list[str], live: dict[str, Any], ref: ResourceRef) -> str | 
     return wording.CAUTION_WIDE_RULE.format(fields=", ".join(wide), resource=ref.label)
 
 
+def _sync_caveat(hides: list[str], sync_options: list[str], live: dict[str, Any], ref: ResourceRef) -> str:
+    """What a sync still does to the hidden fields: the rule only changes the diff unless RespectIgnoreDifferences
+    is set, which only spares existing resources and, in a custom resource, takes from live the whole outermost list
+    the hidden fields sit in (a JSON merge patch replaces lists whole)."""
+    fields = ", ".join(hides)
+    if RESPECT not in sync_options:
+        return wording.SYNC_CAVEAT_NO_RESPECT.format(fields=fields)
+    text = wording.SYNC_CAVEAT_NEW_RESOURCE.format(resource=ref.label, fields=fields)
+    if not schema.is_known(ref.group, ref.kind):
+        lists = sorted({join(p[: min(i for i, t in enumerate(p) if isinstance(t, int))]) for p in _hidden(hides, live)
+                        if any(isinstance(t, int) for t in p)})  # fmt: skip
+        if lists:
+            text += wording.SYNC_CAVEAT_CR_LIST.format(lists=", ".join(lists))
+    return text
+
+
+def _hidden(hides: list[str], live: dict[str, Any]) -> Iterator[Path]:
+    """The hidden pointers as token paths of ``live`` (list indices as ``int``)."""
+    for ptr in hides:
+        toks: list[Token] = []
+        cur: Any = live
+        for t in split(ptr):
+            tok: Token = int(t) if isinstance(cur, list) and t.isdigit() else t
+            toks.append(tok)
+            cur = resolve(cur, [tok])
+        yield tuple(toks)
+
+
 def propose(
     cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any], live: dict[str, Any],
     *, alternative: str | None = None, who: str | None = None, allocated: bool = False,
@@ -363,6 +391,7 @@ def _propose(
             fix.rule, fix.hides, fix.verified, fix.fallback = rule, verified, True, fallback
             fix.sync_options = list(sync_options)
             fix.caution = _caution(hides, live, ref)
+            fix.sync_caveat = _sync_caveat(verified, fix.sync_options, live, ref)
             return fix
     # no rule spares what Git manages: say so, and point at the fix that needs none
     fix.verified = False

@@ -389,6 +389,21 @@ PASTE_FALLBACK_RULES = (
 CAUTION_WIDE_RULE = (
     "Caution: the rule hides {fields} of {resource}, so future Git changes there will not be synced either."
 )
+SYNC_CAVEAT_NO_RESPECT = (
+    "Sync caveat: ignoreDifferences only changes what Argo CD compares; without RespectIgnoreDifferences=true a "
+    "sync (automated after any Git change, or by hand) still applies Git's value to {fields} "
+    "(argoproj/argo-cd#4912, #6520)."
+)
+SYNC_CAVEAT_NEW_RESOURCE = (
+    "Sync caveat: RespectIgnoreDifferences=true only spares fields of a resource that already exists; when Argo CD "
+    "creates {resource} (first sync, or after it was deleted) it applies Git's value to {fields} "
+    "(argoproj/argo-cd#2913)."
+)
+SYNC_CAVEAT_CR_LIST = (
+    " In a custom resource Argo CD puts back the whole list {lists} from live when it syncs with "
+    "RespectIgnoreDifferences, so Git changes to the other fields of those items are not applied either "
+    "(argoproj/argo-cd#27480)."
+)
 NO_CLUSTER = (
     "No cluster context ({reason}): HPAs, ScaledObjects, webhook configurations and namespaces were not "
     "checked, so causes that need them have lowered confidence."

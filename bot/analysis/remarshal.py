@@ -1,0 +1,154 @@
+"""What gitops-engine's ``remarshal`` does to an object of a built-in kind before Argo CD diffs it.
+
+Argo CD's legacy diff first decodes every object of a kind client-go's scheme knows into its Go type and encodes it
+back: an empty value of an ``omitempty`` field vanishes (``clusterIP: ""``, an env ``value: ""``) and a
+``resource.Quantity`` comes out in canonical form (``1000m`` is ``1``, ``1024Mi`` is ``1Gi``). The types are DATA,
+``data/remarshal.json``, generated from k8s.io/api by ``scripts/gen-remarshal-data.sh`` (never a hand list).
+
+Guarantees: pure; :func:`remarshal` returns a new object and leaves kinds it does not know (custom resources) as
+they are, and so an object the Go decoder refuses (a string where a list is expected, a malformed
+quantity); :func:`canonical_quantity` answers Go's ``Quantity.String()`` for a valid quantity, ``None`` otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from functools import cache
+from importlib import resources
+from typing import Any
+
+_QTY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
+
+
+@cache
+def _data() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(resources.files("bot.analysis").joinpath("data/remarshal.json").read_text())
+    return data
+
+
+def canonical_quantity(value: Any) -> str | None:
+    """Go's canonical text of a quantity (``resource.MustParse(v).String()``); ``None`` when it is not one."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    text = str(value).strip() if not isinstance(value, str) else value
+    m = _QTY.match(text)
+    if not m:
+        return None
+    number, suffix = Decimal(m.group(1)), m.group(2) or ""
+    if suffix in _BINARY:
+        amount, fmt = number * (Decimal(2) ** _BINARY[suffix]), "binary"
+    elif suffix[:1] in ("e", "E"):
+        amount, fmt = number * (Decimal(10) ** int(suffix[1:])), "exponent"
+    else:
+        amount, fmt = number * (Decimal(10) ** _DECIMAL[suffix]), "decimal"
+    # Go keeps nano precision at most, rounding up (away from zero)
+    nanos = (amount * 10**9).to_integral_value(rounding="ROUND_CEILING" if amount >= 0 else "ROUND_FLOOR")
+    amount = nanos / Decimal(10**9)
+    if amount == 0:
+        return "0"
+    sign = "-" if amount < 0 else ""
+    mag = abs(amount)
+    if fmt == "binary" and mag == mag.to_integral_value() and mag >= 1024:
+        n, exp = int(mag), 0
+        while n % 1024 == 0 and exp < 60:
+            n, exp = n // 1024, exp + 10
+        suffixes = {v: k for k, v in _BINARY.items()}
+        return f"{sign}{n}{suffixes[exp]}" if exp else f"{sign}{n}"
+    # decimal: the smallest multiple-of-3 exponent that keeps the mantissa an integer, as big as possible
+    n, exp = int(mag * 10**9), -9
+    while n % 1000 == 0 and exp < 18:
+        n, exp = n // 1000, exp + 3
+    if fmt == "exponent":
+        return f"{sign}{n}e{exp}" if exp else f"{sign}{n}"
+    return f"{sign}{n}{_DECIMAL_SUFFIX[exp]}"
+
+
+def _root(api_version: str, kind: str) -> str | None:
+    group, _, version = api_version.rpartition("/")
+    root = _data()["kinds"].get(f"{group}/{version}/{kind}")
+    return str(root) if root is not None else None
+
+
+def _empty(value: Any) -> bool:
+    """Go's zero value, which omitempty drops: "", false, 0, an empty list or map."""
+    if isinstance(value, bool):
+        return not value
+    return value in ("", 0, [], {})
+
+
+class _NotDecodable(ValueError):
+    """The Go decoder would refuse the object: remarshal then leaves it as it is."""
+
+
+_SCALARS: dict[str, tuple[type, ...]] = {"string": (str,), "bool": (bool,), "number": (int, float)}
+
+
+def _walk(value: Any, ref: str) -> Any:
+    if value is None:
+        return None
+    if ref in _SCALARS:
+        if not isinstance(value, _SCALARS[ref]) or (ref == "number" and isinstance(value, bool)):
+            raise _NotDecodable(ref)
+        return value
+    if ref == "quantity":
+        canonical = canonical_quantity(value)
+        if canonical is None:
+            raise _NotDecodable(ref)
+        return canonical
+    if (ref.startswith("[]") and not isinstance(value, list)) or (
+        ref.startswith("map[]") and not isinstance(value, dict)
+    ):
+        raise _NotDecodable(ref)
+    if ref.startswith("[]") and isinstance(value, list):
+        return [_walk(v, ref[2:]) for v in value]
+    if ref.startswith("map[]") and isinstance(value, dict):
+        return {k: _walk(v, ref[5:]) for k, v in value.items()}
+    fields = _data()["types"].get(ref)
+    if fields is None:
+        return value
+    if not isinstance(value, dict):
+        raise _NotDecodable(ref)
+    out = {}
+    for key, v in value.items():
+        spec = fields.get(key)
+        if spec is None:
+            continue  # a field the Go type does not have is dropped by the decoder
+        if v is None:
+            continue
+        walked = _walk(v, spec["type"])  # first: a value of the wrong type fails the whole decoding
+        struct = spec["type"] in _data()["types"]  # a struct value is never omitted, even empty
+        if (
+            spec.get("omitempty")
+            and not spec.get("pointer")
+            and not struct
+            and _empty(walked)
+            and spec["type"] != "any"
+        ):
+            continue
+        if spec.get("omitempty") and spec.get("pointer") and isinstance(walked, list | dict) and not walked:
+            continue
+        out[key] = walked
+    return out
+
+
+def known(api_version: str, kind: str) -> bool:
+    """Whether Argo CD round-trips this kind through a Go type (client-go's scheme knows it)."""
+    return _root(api_version, kind) is not None
+
+
+def remarshal(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` as Argo CD's legacy diff sees it after the round trip; an unknown kind unchanged."""
+    root = _root(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
+    if root is None:
+        return obj
+    try:
+        out: dict[str, Any] = _walk(obj, root)
+    except _NotDecodable:
+        return obj  # gitops-engine logs the decoding error and diffs the object as it is
+    out["apiVersion"], out["kind"] = obj["apiVersion"], obj["kind"]
+    return out
