@@ -141,6 +141,7 @@ def settings_env(settings: Settings, port: int) -> dict[str, str]:
         "DIGEST_WINDOW_SECONDS": r.digest_window_s, "SHUTDOWN_GRACE_SECONDS": r.shutdown_grace_s,
         "SWEEP_SECONDS": r.sweep_s, "DEAD_LETTER_RETRY_SECONDS": r.dead_letter_retry_s,
         "REMIND_AFTER_HOURS": r.remind_after_h, "DAILY_SUMMARY_AT": r.daily_summary_at or "off",
+        "FLEET_MIN_APPS": r.fleet_min_apps,
         "VIEW_LINK_KEY": settings.view.link_key.get_secret_value() if settings.view.link_key else None,
         "VIEW_LINK_TTL": settings.view.link_ttl_s, "VIEW_BASE_URL": settings.view.base_url,
     }  # fmt: skip

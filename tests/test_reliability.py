@@ -54,6 +54,7 @@ def settings(slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_u
     s = service_settings(slack, argocd, kube, redis_url, tmp_path, monkeypatch)
     s.slack.channel_interval_s = 0  # Slack's pace is not what these tests are about
     s.runtime.digest_threshold = 10_000  # one parent per app: no digest unless a test wants one
+    s.runtime.fleet_min_apps = 10_000  # the apps share one drift: no fleet line may take a post a test holds back
     s.runtime.sweep_s = 0
     s.runtime.daily_summary_at = None
     s.runtime.remind_after_h = 0
