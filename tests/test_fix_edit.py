@@ -9,7 +9,6 @@ ignoreDifferences and syncOptions, and a second run must find nothing to add.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -487,7 +486,6 @@ def test_invalid_arguments_are_the_callers_bug() -> None:
         )
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 def test_git_sees_added_lines_only(tmp_path: Path) -> None:
     def git(*args: str) -> str:
         command = ["git", "-c", "core.autocrlf=false", "-c", "user.email=t@example.com", "-c", "user.name=t", *args]
