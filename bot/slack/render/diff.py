@@ -15,10 +15,11 @@ import yaml
 
 from bot.model import Report
 from bot.slack.render.blocks import MAX_SECTION, Message, message, section
-from bot.slack.render.escaping import code_block, cut_note, escape, fill, plural
+from bot.slack.render.escaping import code_block, cut_note, escape, fill
 from bot.slack.render.inputs import Alert
 from bot.slack.render.phrases import app_md, resource_name
 from bot.wording import slack as wording
+from bot.wording.report import plural
 
 
 def _diff_lines(value: Any) -> list[str]:

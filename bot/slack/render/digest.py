@@ -34,11 +34,11 @@ from bot.slack.render.blocks import (
     message,
     section,
 )
-from bot.slack.render.escaping import NAME_LIMIT, clip, cut_note, escape, fill, plural
+from bot.slack.render.escaping import NAME_LIMIT, clip, cut_note, escape, fill
 from bot.slack.render.inputs import Alert, Buttons
 from bot.slack.render.phrases import app_md
 from bot.wording import slack as wording
-from bot.wording.report import CAUSE_TITLES
+from bot.wording.report import CAUSE_TITLES, plural
 
 DigestEntry = tuple[Alert, Report | None]
 GROUP_NAMES = 8

@@ -41,11 +41,6 @@ def fill(template: str, **values: str) -> str:
     return escape(template).format(**values)
 
 
-def plural(forms: tuple[str, str], count: int) -> str:
-    """The singular or the plural form of a wording pair, filled with ``count`` (plain text, not escaped)."""
-    return forms[0 if count == 1 else 1].format(count=count)
-
-
 def clip(text: str, limit: int) -> str:
     """``text`` within ``limit`` characters, ending in "…" when clipped."""
     return text if len(text) <= limit else text[: limit - 1] + "…"

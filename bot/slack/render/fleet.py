@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from bot.analysis.fleet import FleetGroup, SystemRule
 from bot.jobs import ActionId
 from bot.slack.render.blocks import JSONBlock, Message, button, context, message, section
-from bot.slack.render.escaping import clip, code, escape, fill, plural
+from bot.slack.render.escaping import clip, code, escape, fill
 from bot.slack.render.fixes import fix_block_id, mention
 from bot.wording import slack as wording
+from bot.wording.report import plural
 
 NAMES_SHOWN = 5
 SLOT_SYSTEM = "system"

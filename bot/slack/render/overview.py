@@ -15,9 +15,10 @@ from typing import Any
 
 from bot.analysis.fleet import FleetGroup
 from bot.slack.render.blocks import JSONBlock, Message, context, header, message, section
-from bot.slack.render.escaping import clip, code, escape, fill, plural
+from bot.slack.render.escaping import clip, code, escape, fill
 from bot.slack.render.schedule import duration
 from bot.wording import slack as wording
+from bot.wording.report import plural
 
 GROUPS_PER_PAGE = 8
 APPS_PER_GROUP = 8

@@ -24,11 +24,12 @@ from bot.slack.render.blocks import (
     message,
     section,
 )
-from bot.slack.render.escaping import clip, code, cut_note, escape, fill, in_code, plural
+from bot.slack.render.escaping import clip, code, cut_note, escape, fill, in_code
 from bot.slack.render.fixes import SLOT_ALL, FixButtons, fix_block
 from bot.slack.render.inputs import Alert, Buttons
 from bot.slack.render.phrases import app_md, note_texts, report_counts, verdict, verdict_plain
 from bot.wording import slack as wording
+from bot.wording.report import plural
 
 PARENT_VERDICTS = 10
 

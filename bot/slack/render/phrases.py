@@ -14,10 +14,10 @@ from urllib.parse import quote
 
 from bot.analysis.managedfields import ARGOCD_MANAGERS
 from bot.model import Finding, Report
-from bot.slack.render.escaping import NAME_LIMIT, clip, code, escape, fill, plural
+from bot.slack.render.escaping import NAME_LIMIT, clip, code, escape, fill
 from bot.slack.render.inputs import Alert
 from bot.wording import slack as wording
-from bot.wording.report import CAUSE_TITLES
+from bot.wording.report import CAUSE_TITLES, plural
 
 POINTER_LIMIT = 200
 NOTE_LIMIT = 500

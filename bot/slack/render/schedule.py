@@ -11,10 +11,11 @@ from collections.abc import Sequence
 
 from bot.analysis.fleet import FleetGroup
 from bot.slack.render.blocks import Message, context, message, section
-from bot.slack.render.escaping import code, cut_note, escape, fill, in_code, plural
+from bot.slack.render.escaping import code, cut_note, escape, fill, in_code
 from bot.slack.render.inputs import Alert
 from bot.slack.render.phrases import app_md
 from bot.wording import slack as wording
+from bot.wording.report import plural
 
 SUMMARY_SIZE = 10
 

@@ -15,7 +15,7 @@ import yaml
 from bot.fixes.proposal import merge_rules
 from bot.model import Finding, Report
 from bot.slack.render.blocks import JSONBlock, Message, context, message, pack, section
-from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, plural, value_md
+from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, value_md
 from bot.slack.render.fixes import FixButtons, fix_block, slot_finding
 from bot.slack.render.inputs import Alert
 from bot.slack.render.phrases import (
@@ -34,6 +34,7 @@ from bot.wording.report import (
     PASTE_FALLBACK_RULES,
     PASTE_RULES,
     is_text,
+    plural,
     text_changes,
 )
 

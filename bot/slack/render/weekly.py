@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.slack.render.blocks import JSONBlock, Message, header, message, section
-from bot.slack.render.escaping import clip, code, escape, fill, plural
+from bot.slack.render.escaping import clip, code, escape, fill
 from bot.slack.render.schedule import duration
 from bot.wording import slack as wording
+from bot.wording.report import plural
 
 SHOWN = 10
 
