@@ -200,6 +200,16 @@ def test_the_in_chart_redis_password_comes_from_its_secret_into_both_sides() -> 
             "env.WEEKLY_REPORT_AT is set by the chart",
         ),
         (with_(REQUIRED, env={"DAILY_SUMMARY_AT": "off"}), "env.DAILY_SUMMARY_AT is set by the chart"),
+        (with_(REQUIRED, terminationGracePeriodSeconds=24), "terminationGracePeriodSeconds (24) must be at least 5 s"),
+        (with_(REQUIRED, env={"SHUTDOWN_GRACE_SECONDS": "26"}), "over SHUTDOWN_GRACE_SECONDS (26)"),
+        (
+            with_(
+                REQUIRED,
+                extraEnv=[{"name": "SHUTDOWN_GRACE_SECONDS", "value": "50.5"}],
+                terminationGracePeriodSeconds=55,
+            ),
+            "over SHUTDOWN_GRACE_SECONDS (50.5)",
+        ),
         (with_(REQUIRED, env={"ARGOCD_CM_DEFINITION": CM_DEFINITION}), "env.ARGOCD_CM_DEFINITION is set by the chart"),
     ],
 )
@@ -333,8 +343,8 @@ def test_every_setting_of_the_bot_has_a_chart_value_or_is_named_for_env_in_the_d
         for name in [*values.get("env", {}), *(e["name"] for e in values.get("extraEnv", []))]
     }
     set_by_chart = {name for out in outputs for name in env_of(bot_container(out["objects"]))} - given
-    readme = (ROOT / "deploy" / "README.md").read_text()
-    start = readme.index("The bot's\ntuning variables")
+    readme = " ".join((ROOT / "deploy" / "README.md").read_text().split())  # line breaks are the editor's
+    start = readme.index("The bot's tuning variables")
     paragraph = readme[start : readme.index("says what each one does", start)]
     through_env = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", paragraph))
     assert read - set_by_chart == through_env
@@ -418,6 +428,20 @@ def test_a_ca_bundle_and_a_kubeconfig_are_mounted_where_the_bot_looks(monkeypatc
     assert "extra" in volumes and mounts["extra"]["mountPath"] == "/etc/extra"
     parsed = ArgoCDSettings(ARGOCD_CLUSTER_CONTEXTS=env["ARGOCD_CLUSTER_CONTEXTS"]["value"])
     assert parsed.cluster_contexts == contexts  # the bot reads back exactly the map of the values
+
+
+@pytest.mark.parametrize(("env", "period"), [({}, None), ({"SHUTDOWN_GRACE_SECONDS": 55}, 60)])
+def test_the_pod_outlasts_the_bots_own_grace_period(env: dict[str, Any], period: int | None,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    values = with_(REQUIRED, env=env, **({"terminationGracePeriodSeconds": period} if period else {}))
+    objects = render(values)["objects"]
+    rendered_period = one(objects, "Deployment")["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    monkeypatch.delenv("SHUTDOWN_GRACE_SECONDS", raising=False)
+    for name, entry in env_of(bot_container(objects)).items():
+        if name == "SHUTDOWN_GRACE_SECONDS":
+            monkeypatch.setenv(name, entry["value"])
+    grace = load_settings().runtime.shutdown_grace_s  # the bot's default when env does not set it
+    assert rendered_period == (period or 30) and rendered_period - grace >= 5
 
 
 def test_an_image_digest_pins_the_image() -> None:
