@@ -1,4 +1,4 @@
-"""Who may open a pull request, and when enough people have said yes (DESIGN.md section 6, a contract).
+"""Who may open a pull request, and when enough people have said yes (README, "Fixes from chat: Open PR", step 1).
 
 The approver is always the ``user.id`` of the signed Slack payload; nothing a button carries can name one.
 ``APPROVERS`` lists user IDs and user-group IDs; unset or empty, nobody may approve. With

@@ -1,9 +1,9 @@
 """The one settings object, read from the environment in one place and validated at start-up.
 
-:class:`Settings` groups the variables by the part of the bot they configure (``argocd``, ``slack``,
-``redis``, ``git``, ``runtime``); each group is read from the same flat environment variables that
-DESIGN.md section 4 lists (the names are the contract, the grouping is ours). The composition root
-hands each client the plain values of its group, so a client never sees the whole settings object.
+:class:`Settings` groups the variables by the part of the bot they configure (``argocd``, ``slack``, ``redis``, ``git``,
+``runtime``); each group is read from the same flat environment variables that the README lists ("The Slack bot:
+`argo-why serve`"; the names are the contract, the grouping is ours). The composition root hands each client the plain
+values of its group, so a client never sees the whole settings object.
 
 A missing or malformed value stops the command with one line naming the variable
 (:class:`ConfigError`), never a traceback; every such value is reported at once, one line each, so that one

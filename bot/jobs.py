@@ -11,8 +11,8 @@ that JSON (:meth:`Job.payload`) and back (:func:`parse_job`). Guarantees:
   along with a job without changing its shape;
 * :meth:`WebhookBody.of_application` is the body the notifications template renders for an Application, for the
   alerts the scheduler raises itself (drift without a sync sends no webhook);
-* the webhook body (DESIGN.md section 4, the contract) is validated once, at the edge, by
-  :class:`WebhookBody`; the worker receives it typed;
+* the webhook body (the contract, README "The Slack bot: `argo-why serve`") is validated once, at the edge,
+  by :class:`WebhookBody`; the worker receives it typed;
 * :func:`app_key` is the one way an Application is named in the store (thread map, mutes, digest);
 * :class:`ActionId` lists the Slack buttons' ``action_id`` values (a contract).
 
@@ -36,7 +36,7 @@ _NAME = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
 
 
 class ActionId(StrEnum):
-    """The ``action_id`` of every button the bot posts (DESIGN.md section 4: a contract)."""
+    """The ``action_id`` of every button the bot posts (a contract: README, "The Slack bot: `argo-why serve`")."""
 
     SHOW_DIFF = "show_diff"
     MUTE = "mute"
@@ -91,7 +91,10 @@ class Health(_Loose):
 
 
 class WebhookBody(_Loose):
-    """What Argo CD's notifications webhook must send (DESIGN.md section 4); other fields are ignored."""
+    """What Argo CD's notifications webhook must send; other fields are ignored.
+
+    The contract: README, "The Slack bot: `argo-why serve`".
+    """
 
     app: AppRef
     sync: SyncInfo

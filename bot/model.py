@@ -1,4 +1,4 @@
-"""The Report and its parts: plain dataclasses, the JSON contract of DESIGN.md section 3.
+"""The Report and its parts: plain dataclasses, the JSON report contract (README, "The report (`--format json`)").
 
 ``Report.to_dict()`` is the one place the JSON shape is produced; every output
 format (text, JSON, Slack) renders from these objects. Values held here are

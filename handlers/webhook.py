@@ -1,8 +1,8 @@
 """``POST /webhooks/argocd``: the Argo CD notifications webhook.
 
 Authenticates (``Authorization: Bearer WEBHOOK_TOKEN``, compared in constant
-time), bounds the body (1 MiB), validates the JSON body of DESIGN.md section 4
-(extra fields ignored), deduplicates on the idempotency key (app, revision, sync
+time), bounds the body (1 MiB), validates the JSON body (the contract, README
+"The Slack bot: `argo-why serve`"; extra fields ignored), deduplicates on the idempotency key (app, revision, sync
 status, operation finish time) because the notifications controller retries,
 enqueues durably and answers 202 in milliseconds. Outcomes:
 

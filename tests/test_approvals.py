@@ -1,4 +1,7 @@
-"""bot.approvals: who may approve a fix, and when enough different people have (DESIGN.md section 6)."""
+"""bot.approvals: who may approve a fix, and when enough different people have.
+
+README, "Fixes from chat: Open PR", step 1 "Who may approve".
+"""
 
 from __future__ import annotations
 

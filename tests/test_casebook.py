@@ -1,7 +1,8 @@
 """The drift casebook, one test per scenario, checked by the casebook's own check.py.
 
-* The shared casebook is the reference: ``../shared/casebook`` (its scenarios and its check.py) when it sits beside
-  the checkout, else the copy vendored in tests/scenarios/casebook, so that a fresh clone runs every scenario too.
+* The shared casebook is the reference: the folder the vendored copy was taken from (its scenarios and its
+  check.py), when it sits beside the checkout (``SHARED_CASEBOOK`` in conftest), else the copy vendored in
+  tests/scenarios/casebook (tests/scenarios/README.md), so that a fresh clone runs every scenario too.
 * argo-why's own scenarios (tests/scenarios/extra) are held to the same checks: check.py's ``check_case`` is
   imported from the vendored copy and run on each folder, exactly as ``check.py tests/scenarios/extra`` would.
 """

@@ -1,4 +1,4 @@
-"""The fix edit (DESIGN §6 "The edit"): only added lines, the rest of the file byte for byte, or a reason.
+"""The fix edit (README, "Fixes from chat: Open PR", step 3): only added lines, the rest byte for byte, or a reason.
 
 Every changed case runs twice, as written and as a Windows file (BOM, CRLF): the
 diff must hold only ``+`` lines, every other document must be unchanged, the new

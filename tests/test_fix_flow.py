@@ -1,4 +1,6 @@
-"""Fixes from chat end to end (DESIGN.md section 6): Slack clicks on the real bot open a PR on a fake GitHub.
+"""Fixes from chat end to end: Slack clicks on the real bot open a PR on a fake GitHub.
+
+The flow the README documents in "Fixes from chat: Open PR".
 
 Real HTTP (uvicorn, Bolt, signed requests), real Redis, the worker; fake Slack, Argo CD, cluster and GitHub, the
 last one backed by a real bare git repository, so that every assertion on the change is made with ``git``.

@@ -1,10 +1,10 @@
 """The bot end to end: real HTTP (uvicorn), real Redis, Bolt, the worker; fake Slack, Argo CD and cluster servers.
 
-Covers the flow of DESIGN.md section 4 and issue 4's list: webhook in -> one parent and thread replies;
-duplicates dropped; the same app re-uses its thread (across a restart too) and turns green when Synced;
-forged or expired Slack signatures, wrong webhook tokens, malformed and oversized bodies rejected with nothing
-enqueued; Slack 429 retried, Slack down -> pending then delivered, a worker that died mid-job -> delivered once by
-another; every slash command and button; the digest; health, readiness and metrics.
+Covers the flow README documents ("The Slack bot: `argo-why serve`") and issue 4's list: webhook in -> one parent and
+thread replies; duplicates dropped; the same app re-uses its thread (across a restart too) and turns green when Synced;
+forged or expired Slack signatures, wrong webhook tokens, malformed and oversized bodies rejected with nothing enqueued;
+Slack 429 retried, Slack down -> pending then delivered, a worker that died mid-job -> delivered once by another; every
+slash command and button; the digest; health, readiness and metrics.
 """
 
 from __future__ import annotations

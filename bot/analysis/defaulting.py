@@ -70,7 +70,7 @@ def _load(name: str) -> dict[str, Any]:
 
 @cache
 def _builtin(kind: str) -> tuple[_Rule, ...]:
-    """defaults.json's rules for a built-in kind (a copy of ../shared/k8s/defaults.json)."""
+    """defaults.json's rules for a built-in kind (``data/defaults.json``: what the API server fills in, per kind)."""
     out = []
     for ptr, spec in (_load("defaults.json").get(kind) or {}).items():
         if isinstance(spec, dict) and ptr.startswith("/") and spec.get("mechanism") not in _NOT_DEFAULTING:

@@ -1,6 +1,6 @@
 """Structural diff of a desired object against its live counterpart, with Kubernetes semantics.
 
-What counts (casebook README, "What is a finding"):
+What counts (tests/scenarios/casebook/README.md, "What is a finding"):
 
 * only what the desired manifest sets is compared; of ``metadata`` only labels and
   annotations; ``status`` never;

@@ -1,8 +1,10 @@
 """What the analysis knows about Kubernetes types: list semantics and API defaults.
 
-The data files in ``data/`` are ``../shared/k8s/mergekeys.json`` and
-``defaults.json`` (generated from the kubernetes/api type markers; see their
-``_about``). Built-in kinds use Kubernetes' own list semantics; webhook
+The data files in ``data/`` are ``mergekeys.json`` (server-side apply's list
+semantics, generated from the type markers of kubernetes/api, apimachinery and
+apiextensions-apiserver at the commits its ``_about`` names) and
+``defaults.json`` (the fields the API server fills in, per kind; its ``_about``
+explains each column). Built-in kinds use Kubernetes' own list semantics; webhook
 configurations, which those tables do not cover, are added here by hand from
 the ``+listType`` markers of admissionregistration/v1. Every list of a kind the
 tables do not know (custom resources) is atomic, as Argo CD's merge treats it.

@@ -1,6 +1,6 @@
 """The edit a fix PR proposes: ignoreDifferences rules into an Application file, or a field out of a manifest.
 
-Contract (DESIGN §6, "The edit"): comments, key order, quoting, indentation and
+Contract (README, "Fixes from chat: Open PR", step 3 "The edit"): comments, key order, quoting, indentation and
 every other document of the file stay byte for byte as they were; adding rules
 only ADDS lines, dropping a field only REMOVES that field's line. Rules merge
 into an existing entry with the same group, kind, name and namespace; what is

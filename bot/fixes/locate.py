@@ -1,4 +1,4 @@
-"""Where an Application is defined in Git, in DESIGN.md section 6's order (a contract).
+"""Where an Application is defined in Git, in the order the README promises ("Fixes from chat: Open PR", step 2).
 
 1. The Application's ``argo-why.io/definition`` annotation: the web URL of the file. A branch holding ``/``
    (``blob/release/1.2/apps/shop.yaml``) is found by asking the host for each reading, the shortest first (one

@@ -1,11 +1,11 @@
 """The title and body of a pull request (GitHub) or merge request (GitLab). Pure: a Proposal in, Markdown out.
 
-What the body guarantees, per DESIGN.md section 6: the change itself (file, repository, base branch, the YAML
-added or the field removed), then for every finding the evidence and the four things a reviewer must see --
-which controller changes the field, why it is the intended owner, why ignoring it is safe, and what real drift
-is still detected (the rule's blast radius) -- and a link back to the Slack thread. An ApplicationSet edit says
-that every generated Application gets the rule. Values are the Report's (Secret values already masked); no
-token or URL credential is ever passed in. All sentences come from :mod:`bot.wording.pr`.
+What the body guarantees (README, "Fixes from chat: Open PR", step 4 "The PR"): the change itself (file, repository,
+base branch, the YAML added or the field removed), then for every finding the evidence and the four things a reviewer
+must see -- which controller changes the field, why it is the intended owner, why ignoring it is safe, and what real
+drift is still detected (the rule's blast radius) -- and a link back to the Slack thread. An ApplicationSet edit says
+that every generated Application gets the rule. Values are the Report's (Secret values already masked); no token or URL
+credential is ever passed in. All sentences come from :mod:`bot.wording.pr`.
 """
 
 from __future__ import annotations

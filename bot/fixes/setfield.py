@@ -1,13 +1,13 @@
 """The edit of a "commit the live value to Git" PR: one scalar of a plain manifest set to the value live has.
 
-For a field someone changed by hand (a hotfix image set with ``kubectl set image``), the first question is which
-value is right; when it is the live one, this edit writes it into the manifest so that the next sync keeps it
-instead of rolling it back. Same contract as :mod:`bot.fixes.edit` (DESIGN §6, "The edit"): exactly one line
-changes -- the value's own text, its key, indentation, quoting style and end-of-line comment stay -- and every
-other document of the file stays byte for byte. The file is only changed where it still holds the value the
-analysis saw in Git (a finding's list index is the live object's; the file's list may be in another order): any
-other value, a template, a value over several lines, in a block scalar, an anchor or alias, is a refusal with a
-reason, never a half-edit. The result is read back and compared with the intended data before it is returned.
+For a field someone changed by hand (a hotfix image set with ``kubectl set image``), the first question is which value
+is right; when it is the live one, this edit writes it into the manifest so that the next sync keeps it instead of
+rolling it back. Same contract as :mod:`bot.fixes.edit` (README, "Fixes from chat: Open PR", step 3): exactly one line
+changes -- the value's own text, its key, indentation, quoting style and end-of-line comment stay -- and every other
+document of the file stays byte for byte. The file is only changed where it still holds the value the analysis saw in
+Git (a finding's list index is the live object's; the file's list may be in another order): any other value, a template,
+a value over several lines, in a block scalar, an anchor or alias, is a refusal with a reason, never a half-edit. The
+result is read back and compared with the intended data before it is returned.
 
 Pure: no I/O.
 """

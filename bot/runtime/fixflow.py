@@ -1,6 +1,6 @@
 """A click on Open PR or Approve, from the worker: who may, how many approved, then the pull request.
 
-The flow of DESIGN.md section 6 (a contract), for one :class:`bot.jobs.FixJob`:
+The flow of README's "Fixes from chat: Open PR", for one :class:`bot.jobs.FixJob`:
 
 1. the button's value is an opaque :class:`bot.state.FixState` id; the approver is the job's ``user`` (the signed
    payload's ``user.id``), never anything the button carries;

@@ -1,4 +1,4 @@
-"""Scheduled jobs with APScheduler, run on exactly one replica at a time (DESIGN.md section 4).
+"""Scheduled jobs with APScheduler, run on exactly one replica at a time (README, "The Slack bot: `argo-why serve`").
 
 Every replica runs an ``AsyncIOScheduler``; one job, the lease, takes or refreshes the store lock
 ``lock:scheduler-leader`` every ``tick_s`` seconds (the lock lives ``lease_s``, a few ticks, so a leader that dies

@@ -47,8 +47,9 @@ def _time(raw: Any) -> datetime | None:
 
 
 def settled_after_sync(app: dict[str, Any]) -> bool:
-    """The last operation succeeded and Argo CD compared the app since it finished (not the stale pre-sync state,
-    ../shared/notes/argocd.md section 1): what the notifications trigger waits for too."""
+    """The last operation succeeded and Argo CD compared the app since it finished (not the stale pre-sync state:
+    Argo CD writes ``operationState`` before its post-sync comparison moves ``reconciledAt`` past ``finishedAt``):
+    what the notifications trigger in deploy/argocd-notifications/ waits for too."""
     status = app.get("status") or {}
     op = status.get("operationState") or {}
     if op.get("phase") != "Succeeded":

@@ -14,8 +14,9 @@ names the URL to configure; any other redirect could carry the token elsewhere a
 is refused with a message that says where it pointed. A certificate that does not
 verify is said at once (no retry) with the ways to trust it.
 
-Wire format: ``../shared/notes/argocd.md`` sections 2 and 3; the four ``*State``
-fields of ``managed-resources`` are JSON strings, ``"null"`` for a missing side.
+Wire format: argocd-server 3.x's REST API (``server/application/application.proto``
+in argoproj/argo-cd) and its ``ResourceDiff`` type; the four ``*State`` fields of
+``managed-resources`` are JSON strings, ``"null"`` for a missing side.
 
 Telling a missing app from a forbidden one takes the list of applications; an
 :class:`AppList` shared by the clients of one process keeps it for a minute, so a

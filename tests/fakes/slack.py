@@ -4,7 +4,7 @@ The server itself lives in ``bot.demo.fake_slack`` because the offline demo need
 it with what only tests need: failure injection (``fail_next``, ``error_next``, ``http_error_next``, ``down``),
 channel, user and user-group set-up, ``calls_to``/``wait_for``, the request builders the demo does not send (slash
 commands, Events API deliveries), clearing Bolt's ``SLACK_*`` env fallbacks, and building the real slack_sdk / Bolt
-objects wired to a ``FakeSlack`` (../shared/notes/slack.md §1, §9, §11).
+objects wired to a ``FakeSlack`` (``AsyncApp(client=AsyncWebClient(base_url=...))``, as the bot builds them).
 
 Run ``python -m tests.fakes.slack`` from the checkout to serve one by hand; it prints its URL and token.
 """
@@ -102,7 +102,7 @@ class FakeSlack(fake_slack.FakeSlack):
 
     def fail_next(self, method: str, *, status: int = 429, retry_after: int | None = 1, count: int = 1) -> None:
         """The next ``count`` calls to ``method`` get HTTP ``status`` (429: rate limited, body ``ratelimited``) with a
-        ``Retry-After: <retry_after>`` header (none if None), as Slack rate-limits (notes §9)."""
+        ``Retry-After: <retry_after>`` header (none if None), as Slack rate-limits (Slack docs "Rate limits")."""
         error = "ratelimited" if status == 429 else "internal_error"
         self._queue(method, _Failure(status, error, retry_after), count)
 
@@ -215,14 +215,15 @@ class FakeSlack(fake_slack.FakeSlack):
 
 def clear_slack_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Remove every ``SLACK_*`` variable for the test: Bolt falls back to ``SLACK_BOT_TOKEN``,
-    ``SLACK_SIGNING_SECRET`` and switches on OAuth with ``SLACK_CLIENT_ID``/``SLACK_CLIENT_SECRET`` (notes §1)."""
+    ``SLACK_SIGNING_SECRET`` and switches on OAuth with ``SLACK_CLIENT_ID``/``SLACK_CLIENT_SECRET``
+    (``slack_bolt/app/async_app.py``)."""
     for name in list(os.environ):
         if name.startswith("SLACK_"):
             monkeypatch.delenv(name)
 
 
 def web_client(fake: FakeSlack, *, rate_limit_retries: int = 0, server_error_retries: int = 0) -> AsyncWebClient:
-    """The real ``AsyncWebClient`` pointed at ``fake``, with the retry handlers argo-why adds (notes §9)."""
+    """The real ``AsyncWebClient`` pointed at ``fake``, with the retry handlers argo-why adds (``http_retry``)."""
     client = AsyncWebClient(token=fake.token, base_url=fake.url)
     if rate_limit_retries:
         client.retry_handlers.append(AsyncRateLimitErrorRetryHandler(max_retry_count=rate_limit_retries))
@@ -257,8 +258,8 @@ def slash_command_body(
     user_name: str = "demo-user",
     channel_name: str = "deploys",
 ) -> bytes:
-    """A slash command as Slack POSTs it: plain form fields (notes §11). ``response_url`` may be a FakeSlack, which
-    then issues a fresh response URL on itself, so that ``respond()`` reaches the fake."""
+    """A slash command as Slack POSTs it: plain form fields (Slack docs "Slash commands"). ``response_url`` may be a
+    FakeSlack, which then issues a fresh response URL on itself, so that ``respond()`` reaches the fake."""
     fields = {
         "token": "verification_token",
         "team_id": team_id,
@@ -279,7 +280,7 @@ def slash_command_body(
 
 def event_body(event: JSON, event_id: str, *, team_id: str = TEAM_ID) -> bytes:
     """An Events API delivery: the JSON ``event_callback`` envelope around ``event``; Slack retries reuse
-    ``event_id`` (notes §6)."""
+    ``event_id`` (Slack docs "Events API")."""
     envelope: JSON = {
         "token": "verification_token",
         "team_id": team_id,

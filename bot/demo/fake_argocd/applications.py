@@ -20,14 +20,14 @@ from pathlib import Path
 from bot.demo.fake_argocd.diffs import resource_diff
 from bot.demo.fake_argocd.objects import Key, Obj, _loads_state, load_manifests, object_key, split_api_version
 
-#: The revision every Application built by ``app_from_case`` is synced to (the example of DESIGN.md §4).
+#: The revision every Application built by ``app_from_case`` is synced to (a full commit SHA, as Argo CD reports it).
 REVISION = "9f3c2a1d5be4c1a0e2f7b8c9d0a1b2c3d4e5f607"
 PREVIOUS_REVISION = "4b1e0c7d2a9f8e3b6c5d4a1f0e9d8c7b6a5f4e3d"
 IN_CLUSTER = "https://kubernetes.default.svc"
 REPO_URL = "https://git.example.com/platform/deploy.git"
 TRACKING_ID = "argocd.argoproj.io/tracking-id"
 # Fixed times keep the Applications deterministic; reconciledAt lies after finishedAt, as after a sync that did not
-# settle the app (the notifications trigger of notes §1 relies on exactly that).
+# settle the app (the notifications trigger in deploy/argocd-notifications/ relies on exactly that).
 CREATED_AT = "2026-01-15T08:30:00Z"
 PREVIOUS_DEPLOYED_AT = "2026-11-01T16:42:10Z"
 STARTED_AT = "2026-11-02T10:00:00Z"

@@ -1,7 +1,8 @@
 """The fake argocd-server: a real HTTP server on 127.0.0.1 that answers the read-only calls argo-why makes.
 
 It exists so that ``argo-why why APP`` and the bot run their real httpx client against something that speaks
-argocd-server 3.x's wire format (../shared/notes/argocd.md §2-§4), not against mocks of our own code.
+argocd-server 3.x's wire format (its REST API, ``server/application/application.proto`` in argoproj/argo-cd:
+``managed-resources`` items, Application status), not against mocks of our own code.
 
 What it guarantees:
 

@@ -3,8 +3,9 @@ signed requests Slack sends to the bot.
 
 It exists so that the bot's real ``slack_sdk`` ``AsyncWebClient`` (aiohttp, which httpx mocks cannot intercept) and
 Bolt's ``respond()`` talk to something that speaks Slack's wire format, in the offline ``make demo`` and in the tests
-(../shared/notes/slack.md §11). Nothing in production imports it. What only tests need (failure injection, channel,
-user and user-group set-up, ``wait_for``, the other request builders) is added in ``tests/fakes/slack.py``.
+(as Bolt's own tests do, slackapi/bolt-python ``tests/mock_web_api_server/``). Nothing in production imports it. What
+only tests need (failure injection, channel, user and user-group set-up, ``wait_for``, the other request builders) is
+added in ``tests/fakes/slack.py``.
 
 One module a job, each listing the parts of Slack's wire format it reproduces: ``server`` is the HTTP server
 (``FakeSlack``: routing, parameters, authentication, the record of every call), ``web_api`` the Web API methods and

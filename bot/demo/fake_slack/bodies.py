@@ -24,7 +24,8 @@ DEFAULT_RESPONSE_URL = f"https://hooks.slack.com/commands/{TEAM_ID}/100000000000
 
 def signed_headers(secret: str, body: bytes, *, timestamp: int | None = None) -> dict[str, str]:
     """The headers Slack sends with ``body``: ``x-slack-request-timestamp`` (now unless given), ``x-slack-signature``
-    (``v0=`` HMAC-SHA256 of ``v0:{timestamp}:{body}``, computed by slack_sdk's own ``SignatureVerifier``, notes §5) and
+    (``v0=`` HMAC-SHA256 of ``v0:{timestamp}:{body}``, computed by slack_sdk's own ``SignatureVerifier``; Slack docs
+    "Verifying requests from Slack") and
     the ``content-type`` Slack uses for that kind of body (JSON for events, form-encoded otherwise)."""
     ts = str(int(time.time()) if timestamp is None else timestamp)
     signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)

@@ -5,21 +5,22 @@ What the methods guarantee (the parts of Slack's behaviour they reproduce):
 
 * Messages: ``chat.postMessage`` returns the channel **ID** (a ``#name`` is mapped to a stable ``C…`` ID, a user ID to a
   ``D…`` DM ID) and a unique, strictly increasing ``ts`` (``1764500000.000100``). ``chat.update`` follows Slack's block
-  rules: given ``blocks`` replace the whole list (``[]`` removes them), omitted ``blocks`` are kept (notes §7); an
-  unknown ``ts`` answers ``message_not_found``. A message without ``text``, ``blocks`` and ``attachments`` answers
-  ``no_text``; more than 50 blocks answers ``invalid_blocks`` (notes §8).
+  rules: given ``blocks`` replace the whole list (``[]`` removes them), omitted ``blocks`` are kept (Slack docs
+  "chat.update"); an unknown ``ts`` answers ``message_not_found``. A message without ``text``, ``blocks`` and
+  ``attachments`` answers ``no_text``; more than 50 blocks answers ``invalid_blocks`` (Slack docs "Blocks").
 * Reading back: ``conversations.history`` (top-level messages, newest first) and ``conversations.replies`` (the
   parent, then its replies), with ``oldest``/``latest``, ``limit`` and ``cursor``; the ``metadata`` a message was
   posted with is returned only with ``include_all_metadata``, as on Slack.
 * Channels: ``conversations.list`` pages (``limit``, default 100, at most 1000; ``cursor``; ``types``) through the
   channels known by name (``FakeSlack.add_channel``, or a ``#name`` posted to), as Slack lists them (``next_cursor``
   empty on the last page); a private channel (``G…``) is listed only when ``types`` includes ``private_channel``.
-* Files: ``files_upload_v2``'s three steps (notes §10): ``files.getUploadURLExternal`` returns an ``upload_url`` on this
-  server; the POST of the bytes answers ``200 text/plain "OK - <length>"`` like files.slack.com (the SDK reads it as
-  text); ``files.completeUploadExternal`` shares the uploaded bytes (``uploads``) and answers ``files: [{id, title}]``.
+* Files: ``files_upload_v2``'s three steps (slack_sdk ``web/async_client.py``): ``files.getUploadURLExternal`` returns
+  an ``upload_url`` on this server; the POST of the bytes answers ``200 text/plain "OK - <length>"`` like
+  files.slack.com (the SDK reads it as text); ``files.completeUploadExternal`` shares the uploaded bytes (``uploads``)
+  and answers ``files: [{id, title}]``.
 * ``response_url``: ``POST /response/<n>`` takes Bolt's ``respond()`` JSON and answers ``200 "ok"``; like Slack it
   refuses an empty message (400 ``no_text``) and more than 5 posts to one URL (404 ``used_url``, our approximation of
-  Slack's limit of 5 responses per URL, notes §7).
+  Slack's limit of 5 responses per URL, Slack docs "slash commands").
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ class WebApi:
             return _error("no_text")
         if blocks is not None and len(blocks) > MAX_BLOCKS:
             return _error("invalid_blocks", errors=[f"must provide at most {MAX_BLOCKS} items [json-pointer:/blocks]"])
-        # Slack's rules (notes §7): what is given replaces, what is omitted stays; blocks=[] removes the blocks.
+        # Slack's rules ("chat.update"): what is given replaces, what is omitted stays; blocks=[] removes the blocks.
         if text is not None:
             record["text"] = text
         if blocks is not None:

@@ -31,8 +31,8 @@ APP_ID = "A0DEMO"
 UPLOAD = "upload"
 RESPONSE_URL = "response_url"
 
-MAX_BLOCKS = 50  # blocks per message (Slack docs "Blocks", notes §8)
-RESPONSE_URL_LIMIT = 5  # responses per response_url (Slack docs "slash commands", notes §7)
+MAX_BLOCKS = 50  # blocks per message (Slack docs "Blocks")
+RESPONSE_URL_LIMIT = 5  # responses per response_url (Slack docs "slash commands")
 
 _JSON_TYPE = "application/json; charset=utf-8"
 
