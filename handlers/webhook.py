@@ -1,10 +1,11 @@
 """``POST /webhooks/argocd``: the Argo CD notifications webhook.
 
 Authenticates (``Authorization: Bearer WEBHOOK_TOKEN``, compared in constant
-time), bounds the body (1 MiB), validates the JSON body (the contract, README
-"The Slack bot: `argo-why serve`"; extra fields ignored), deduplicates on the idempotency key (app, revision, sync
-status, operation finish time) because the notifications controller retries,
-enqueues durably and answers 202 in milliseconds. Outcomes:
+time), bounds the body (1 MiB), validates the JSON body (the contract in the
+README, "The Slack bot: `argo-why serve`"; extra fields ignored), deduplicates
+on the idempotency key (app, revision, sync status, operation finish time)
+because the notifications controller retries, enqueues durably and answers 202
+in milliseconds. Outcomes:
 
 * 401 wrong or missing token, whatever the body; 413 body over 1 MiB; 400 not JSON (nested too
   deep included), not the contract, or text with a lone surrogate escape (``"\ud800"``, which
