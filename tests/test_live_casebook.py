@@ -194,12 +194,14 @@ def test_explain_gives_the_scripted_verdict(
     rules = check_rules_hide_exactly_the_drift(ran, report)
     if rules:  # Argo CD's own diff, with the proposed rules as the Application's ignoreDifferences
         mode = diff_mode(ran.scenario, False)
-        answer = argocd_diff.diff(list(zip(ran.desired, ran.live, strict=True)), mode=mode, ignore_differences=rules)
+        answer = argocd_diff.diff(
+            list(zip(ran.desired, ran.live, strict=True)), mode=mode, ignore_differences=rules,
+            kubeconfig=kube_server.kubeconfig if mode != "legacy" else None,
+        )  # fmt: skip
         drifted = {f["pointer"] for f in report["findings"]}
         left = [(r.name, p) for r in answer if r.modified for p in differing_pointers(r)]
         assert not [x for x in left if any(covers(d, x[1]) or covers(x[1], d) for d in drifted)], differences(answer)
-        if mode == "legacy":
-            assert not answer.modified, differences(answer)
+        assert not answer.modified, differences(answer)
 
 
 def differing_pointers(r: Any) -> dict[str, tuple[Any, Any]]:
@@ -263,7 +265,7 @@ async def test_why_reports_what_the_diff_mode_shows(
         with pytest.raises(ArgoDiffError, match=re.escape(ran.scenario.ssd_error)):
             argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig)
         return
-    answer = argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig if server_side_diff else None)
+    answer = argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig if mode != "legacy" else None)
     diffs = resource_diffs(ran, answer)
     app = application(ran.namespace, ran.scenario.sync, server_side_diff=server_side_diff)
     app = {**app, "status": build_application(APP, ran.namespace, diffs)["status"]}
