@@ -9,8 +9,10 @@ A rule argo-why proposes makes two promises, and both are checked here by Argo C
    (each leaf of the desired object, in Git and, where the live object holds the same value at the same place, live)
    still makes the object modified.
 
-:func:`assert_rule_holds` is the reusable check (the live casebook calls it with objects read from a real API
-server); :func:`judge_scenario` runs it on a casebook-format folder with the rules ``explain`` proposes there.
+:func:`assert_rule_holds` is the reusable check (objects read from a real API server can be given to it);
+:func:`judge_scenario` runs it on a casebook-format folder with the rules ``explain`` proposes there, in each diff
+mode asked: ``legacy``, and ``structured-merge`` (an app syncing with ``ServerSideApply=true``) on the schema of a
+real API server serving the scenario's kinds, as Argo CD's controller diffs (tests/served_kinds.py).
 Differences that have no rule (a manual edit, a nondeterministic render) are first put back to Git's value in the
 live object, so that what is judged is the rule alone.
 """
