@@ -207,8 +207,11 @@ def test_explain_gives_the_scripted_verdict(
         assert not answer.modified, differences(answer)
         # and the blast radius, judged by Argo CD leaf by leaf (tests/argocd_judge.py) in the app's diff mode
         for desired, live in zip(ran.desired, ran.live, strict=True):
-            mine = [f for f in report["findings"] if f["fix"]["rule"] is not None
-                    and (f["resource"]["kind"], f["resource"]["name"]) == (desired["kind"], desired["metadata"]["name"])]  # fmt: skip
+            key = (desired["kind"], desired["metadata"]["name"])
+            mine = [
+                f for f in report["findings"]
+                if f["fix"]["rule"] is not None and (f["resource"]["kind"], f["resource"]["name"]) == key
+            ]  # fmt: skip
             if mine:
                 assert_rule_holds(
                     argocd_diff, desired, live, [f["fix"]["rule"] for f in mine],
