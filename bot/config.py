@@ -274,9 +274,14 @@ class RuntimeSettings(_Group):
         if v is None or (isinstance(v, str) and v.strip().lower() in ("", "off", "none")):
             return None
         day, _, at = str(v).strip().lower().partition(" ")
-        if day not in ("mon", "tue", "wed", "thu", "fri", "sat", "sun"):
+        try:
+            hhmm = cls._at(at)
+        except ValueError:
+            hhmm = None
+        # a day needs a time: "mon" or "mon off" would otherwise read as "mon None" and stop the scheduler
+        if day not in ("mon", "tue", "wed", "thu", "fri", "sat", "sun") or hhmm is None:
             raise ValueError("must be DAY HH:MM (UTC), such as mon 09:00, or off")
-        return f"{day} {cls._at(at)}"
+        return f"{day} {hhmm}"
 
     @model_validator(mode="after")
     def _ports_differ(self) -> RuntimeSettings:

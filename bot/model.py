@@ -138,6 +138,9 @@ class Finding:
     path: str = ""
     """The pointer as people read it (``spec.template.spec.containers[name=web].image``), for sentences; the
     pointer stays the contract."""
+    shown_by_argocd: bool = True
+    """Whether Argo CD's own diff (the app's diff mode, legacy when not known) reports this difference: false for
+    one its comparison makes equal (a built-in kind read through its Go type, a server-side dry-run)."""
 
     @property
     def field_name(self) -> str:
@@ -161,6 +164,7 @@ class Finding:
             "fix": self.fix.to_dict(),
             "evidence": list(self.evidence),
             "path": self.path,
+            "shown_by_argocd": self.shown_by_argocd,
         }
 
 
@@ -255,6 +259,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
                               tuple(w.get("co_owners") or ())),
                 explanation=f.get("explanation", ""),
                 path=str(f.get("path") or ""),
+                shown_by_argocd=bool(f.get("shown_by_argocd", True)),
                 fix=Fix(action=x.get("action", "investigate"), rule=x.get("rule"),
                         sync_options=list(x.get("sync_options") or []), alternative=x.get("alternative"),
                         hides=list(x.get("hides") or []), verified=x.get("verified"),

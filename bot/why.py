@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot.analysis import ObjKey, covers, deep_equal, diff_objects, explain, object_key, ref_key, resource_ref
+from bot.analysis import ObjKey, deep_equal, diff_objects, explain, object_key, resource_ref
 from bot.analysis.context import app_diff_mode, plural
 from bot.analysis.schema import is_known
 from bot.model import Finding, Report
@@ -48,10 +48,16 @@ def _with_owners(diff: ResourceDiff, live: dict[str, Any] | None) -> dict[str, A
 
 
 def _reported_pointers(diff: ResourceDiff) -> set[str] | None:
-    """The fields Argo CD itself shows as different (its ground truth), or ``None`` when it cannot say."""
+    """The fields Argo CD itself shows as different (its ground truth), or ``None`` when it cannot say.
+
+    Both states are whole objects, so a key only the live one has is a difference too: the predicted state drops it
+    when a sync would remove it (an aggregated ClusterRole's ``rules``, which Git renders as ``rules: []``).
+    """
     if diff.predicted_live is None or diff.normalized_live is None:
         return None
-    return {d.pointer for d in diff_objects(diff.predicted_live, diff.normalized_live)}
+    both = (*diff_objects(diff.predicted_live, diff.normalized_live),
+            *diff_objects(diff.normalized_live, diff.predicted_live))  # fmt: skip
+    return {d.pointer for d in both}
 
 
 def application_facts(app: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
@@ -167,10 +173,8 @@ async def investigate(
     if desired:
         context += await _cluster_context(app, cluster, desired, app_ns, notes)
         again = await _second_render(argocd, name, facts.get("revision"), app_namespace, desired, notes)
-    report = explain(
-        desired, live, context, app=name, desired_again=again, synced_same_revision=_synced_same_revision(app)
-    )
-    report.findings = [f for f in report.findings if _argocd_reports(f, reported)]
+    report = explain(desired, live, context, app=name, desired_again=again,
+                     synced_same_revision=_synced_same_revision(app), reported=reported)  # fmt: skip
     report.notes = notes + report.notes
     report.not_compared = missing + report.not_compared
     report.application = facts
@@ -185,13 +189,6 @@ def _synced_same_revision(app: dict[str, Any]) -> bool:
         "revision"
     )
     return bool(applied) and op.get("phase") == "Succeeded" and applied == (status.get("sync") or {}).get("revision")
-
-
-def _argocd_reports(f: Finding, reported: dict[ObjKey, set[str] | None]) -> bool:
-    pointers = reported.get(ref_key(f.resource))
-    if pointers is None:
-        return True
-    return any(covers(p, f.pointer) or covers(f.pointer, p) for p in pointers)
 
 
 async def _cluster_context(

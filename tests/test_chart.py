@@ -5,12 +5,15 @@ unknown field fails), for the default install, the HA values and the external-Re
 Then what the issue behind the chart asked for: a default install brings the Redis it points at, a Redis URL or
 password from a Secret is never shadowed by a literal, unknown values fail, Slack reaches only ``/slack/events``,
 the webhook port admits Argo CD's notifications controller, ``/metrics`` has its own port, cluster-scoped names do
-not collide between releases, and the environment the chart builds is one the bot itself accepts.
+not collide between releases, and the environment the chart builds is one the bot itself accepts. The values of the
+bot's runtime settings (``fleet.minApps``, ``schedule.*``, ``argocd.cmDefinition``) reach the variable the bot reads,
+the schema refuses what the bot would refuse, and left unset they leave the bot's own defaults in force.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from bot.config import ArgoCDSettings, load_settings
+from bot.config import ArgoCDSettings, ConfigError, Settings, load_settings
 from tests.conftest import ROOT
 
 CHART = ROOT / "deploy" / "chart" / "argo-why"
@@ -27,6 +30,7 @@ VALUES = ROOT / "deploy" / "values"
 # the channel, and Argo CD's public URL (the default argocd.url is in-cluster: no browser opens it)
 REQUIRED: dict[str, Any] = {"slack": {"channel": "C0123456789"}, "argocd": {"publicUrl": "https://argocd.example.com"}}
 KUBE_VERSIONS = ("1.25.0", "1.37.0")  # the chart's kubeVersion floor, and the newest schemas shipped
+CM_DEFINITION = "https://github.com/acme/gitops/blob/main/argocd/values.yaml"
 CASES: dict[str, dict[str, Any]] = {
     "default": REQUIRED,
     "ha": yaml.safe_load((VALUES / "ha.yaml").read_text()),
@@ -38,12 +42,13 @@ CASES: dict[str, dict[str, Any]] = {
         "approverRoutes": [{"project": "team-b-*", "approvers": ["U0BOB", "S0TEAMB"]},
                            {"project": "z", "approvers": []}],
         "image": {"digest": "sha256:" + "ab" * 32}, "imagePullSecrets": [{"name": "registry"}],
-        "argocd": {"publicUrl": "https://argocd.example.com",
+        "argocd": {"publicUrl": "https://argocd.example.com", "cmDefinition": CM_DEFINITION,
                    "tls": {"caSecret": "argocd-server-tls"}, "appNamespace": "team-a",
                    "clusterContexts": {"https://prod.example.com:6443": "prod"}},
         "kubeconfig": {"secret": "clusters"},
         "git": {"provider": "gitlab", "apiUrl": "https://gitlab.example.com/api/v4", "tokenSecret": "argo-why"},
         "approvers": ["U0ALICE", "S0PLATFORM"], "approvalsRequired": 2,
+        "fleet": {"minApps": 5}, "schedule": {"dailySummaryAt": "off", "weeklyReportAt": "fri 17:30"},
         "env": {"WORKERS": 8, "DIGEST_THRESHOLD": "20"},
         "extraEnv": [{"name": "HTTPS_PROXY", "value": "http://proxy:3128"}],
         "redis": {"auth": {"existingSecret": "redis-auth"},
@@ -189,6 +194,23 @@ def test_the_in_chart_redis_password_comes_from_its_secret_into_both_sides() -> 
         (with_(REQUIRED, view={"enabled": True}), "view.enabled: the links need the bot's public URL"),
         (with_(REQUIRED, env={"VIEW_LINK_KEY": "k" * 32}), "env.VIEW_LINK_KEY: a literal here would silently win"),
         (with_(REQUIRED, env={"VIEW_BASE_URL": "https://x"}), "env.VIEW_BASE_URL is set by the chart"),
+        (with_(REQUIRED, env={"FLEET_MIN_APPS": 5}), "env.FLEET_MIN_APPS is set by the chart"),
+        (
+            with_(REQUIRED, extraEnv=[{"name": "WEEKLY_REPORT_AT", "value": "off"}]),
+            "env.WEEKLY_REPORT_AT is set by the chart",
+        ),
+        (with_(REQUIRED, env={"DAILY_SUMMARY_AT": "off"}), "env.DAILY_SUMMARY_AT is set by the chart"),
+        (with_(REQUIRED, terminationGracePeriodSeconds=24), "terminationGracePeriodSeconds (24) must be at least 5 s"),
+        (with_(REQUIRED, env={"SHUTDOWN_GRACE_SECONDS": "26"}), "over SHUTDOWN_GRACE_SECONDS (26)"),
+        (
+            with_(
+                REQUIRED,
+                extraEnv=[{"name": "SHUTDOWN_GRACE_SECONDS", "value": "50.5"}],
+                terminationGracePeriodSeconds=55,
+            ),
+            "over SHUTDOWN_GRACE_SECONDS (50.5)",
+        ),
+        (with_(REQUIRED, env={"ARGOCD_CM_DEFINITION": CM_DEFINITION}), "env.ARGOCD_CM_DEFINITION is set by the chart"),
     ],
 )
 def test_contradictory_values_fail_with_one_line_naming_them(values: dict[str, Any], says: str) -> None:
@@ -204,11 +226,129 @@ def test_contradictory_values_fail_with_one_line_naming_them(values: dict[str, A
      with_(REQUIRED, slack={"channel": "C1", "channelRoutes": [{"project": "a", "channel": "Team A"}]}),
      with_(REQUIRED, approverRoutes=[{"project": "a", "approvers": ["alice"]}]),
      with_(REQUIRED, view={"enabled": True, "baseUrl": "argo-why.example.com"}),
-     with_(REQUIRED, view={"enabled": True, "baseUrl": "https://a.example", "linkTTL": "tomorrow"})],
+     with_(REQUIRED, view={"enabled": True, "baseUrl": "https://a.example", "linkTTL": "tomorrow"}),
+     with_(REQUIRED, fleet={"min": 3}), with_(REQUIRED, schedule={"weekly": "mon 09:00"})],
 )  # fmt: skip
 def test_unknown_or_malformed_values_fail_the_install(values: dict[str, Any]) -> None:
     with pytest.raises(helm.HelmValuesError):
         render(values)
+
+
+# --- the bot's runtime settings: fleet.minApps, schedule.*, argocd.cmDefinition ---------------------------------
+
+RUNTIME_VALUES: dict[tuple[str, str], tuple[str, str, str]] = {
+    ("fleet", "minApps"): ("FLEET_MIN_APPS", "runtime", "fleet_min_apps"),
+    ("schedule", "dailySummaryAt"): ("DAILY_SUMMARY_AT", "runtime", "daily_summary_at"),
+    ("schedule", "weeklyReportAt"): ("WEEKLY_REPORT_AT", "runtime", "weekly_report_at"),
+    ("argocd", "cmDefinition"): ("ARGOCD_CM_DEFINITION", "git", "argocd_cm_definition"),
+}
+"""value (section, key) -> the variable it renders, and the settings group and field of the bot that read it."""
+
+GITLAB_CM = "http://gitlab.internal/platform/gitops/-/blob/release/1.2/argocd-cm.yaml"
+ACCEPTED: list[tuple[str, str, Any, Any]] = [
+    ("fleet", "minApps", 2, 2), ("fleet", "minApps", 10000, 10000),
+    ("schedule", "dailySummaryAt", "09:30", "09:30"), ("schedule", "dailySummaryAt", "7:05", "07:05"),
+    ("schedule", "dailySummaryAt", "off", None),
+    ("schedule", "weeklyReportAt", "fri 17:30", "fri 17:30"), ("schedule", "weeklyReportAt", "sun 0:00", "sun 00:00"),
+    ("schedule", "weeklyReportAt", "off", None),
+    ("argocd", "cmDefinition", CM_DEFINITION, CM_DEFINITION), ("argocd", "cmDefinition", GITLAB_CM, GITLAB_CM),
+]  # fmt: skip
+"""(section, key, chart value, what the bot reads from the variable it renders)."""
+REFUSED: list[tuple[str, str, Any]] = [
+    ("fleet", "minApps", 1), ("fleet", "minApps", 0), ("fleet", "minApps", 10001), ("fleet", "minApps", 2.5),
+    ("schedule", "dailySummaryAt", "24:00"), ("schedule", "dailySummaryAt", "09:60"),
+    ("schedule", "dailySummaryAt", "9"), ("schedule", "dailySummaryAt", "9am"),
+    ("schedule", "dailySummaryAt", "09:00:00"), ("schedule", "dailySummaryAt", "mon 09:00"),
+    ("schedule", "weeklyReportAt", "monday 09:00"), ("schedule", "weeklyReportAt", "mon"),
+    ("schedule", "weeklyReportAt", "09:00"), ("schedule", "weeklyReportAt", "mon 24:00"),
+    ("schedule", "weeklyReportAt", "mon 9am"), ("schedule", "weeklyReportAt", "daily 09:00"),
+    ("argocd", "cmDefinition", "github.com/acme/gitops/blob/main/argocd/values.yaml"),
+    ("argocd", "cmDefinition", "git@github.com:acme/gitops.git"),
+    ("schedule", "weeklyReportAt", True),
+]  # fmt: skip
+"""Values that both the chart's schema and the bot refuse: the schema is no looser than the bot."""
+
+
+def bot_reads(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> Settings:
+    """The settings the bot reads from ``env`` (the variables of these values, and only them, set)."""
+    for var, _, _ in RUNTIME_VALUES.values():
+        monkeypatch.delenv(var, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return load_settings()
+
+
+def test_each_value_names_a_variable_the_bot_reads() -> None:
+    settings = Settings()
+    for var, group, field in RUNTIME_VALUES.values():
+        assert type(getattr(settings, group)).model_fields[field].validation_alias == var
+
+
+@pytest.mark.parametrize(("section", "key", "value", "read"), ACCEPTED)
+def test_a_runtime_value_reaches_the_variable_the_bot_reads(section: str, key: str, value: Any, read: Any,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    var, group, field = RUNTIME_VALUES[(section, key)]
+    env = env_of(bot_container(render(with_(REQUIRED, **{section: {key: value}}))["objects"]))
+    assert env[var] == {"name": var, "value": str(value)}  # as given: the bot normalizes and says what is wrong
+    others = {v for v, _, _ in RUNTIME_VALUES.values()} - {var}
+    assert not others & set(env)  # each value sets its own variable, and no other
+    assert getattr(getattr(bot_reads(monkeypatch, {var: env[var]["value"]}), group), field) == read
+
+
+@pytest.mark.parametrize("key", ["dailySummaryAt", "weeklyReportAt"])
+def test_a_bare_off_in_a_values_file_turns_a_schedule_off(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    values = yaml.safe_load(f"schedule: {{{key}: off}}")  # YAML 1.1, as Helm reads values files: off is false
+    assert values == {"schedule": {key: False}}
+    var, group, field = RUNTIME_VALUES[("schedule", key)]
+    env = env_of(bot_container(render(with_(REQUIRED, **values))["objects"]))
+    assert env[var] == {"name": var, "value": "off"}
+    assert getattr(getattr(bot_reads(monkeypatch, {var: "off"}), group), field) is None
+
+
+@pytest.mark.parametrize(("section", "key", "value"), REFUSED)
+def test_a_value_the_bot_would_refuse_fails_the_install(section: str, key: str, value: Any,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    with pytest.raises(helm.HelmValuesError) as err:
+        render(with_(REQUIRED, **{section: {key: value}}))
+    assert f"/{section}/{key}" in str(err.value)  # the schema names the value
+    var = RUNTIME_VALUES[(section, key)][0]
+    with pytest.raises(ConfigError, match=var):  # and the bot, given it anyway, stops naming its variable
+        bot_reads(monkeypatch, {var: str(value)})
+
+
+@pytest.mark.parametrize("case", ["default", "ha", "external-redis"])
+def test_unset_runtime_values_leave_the_bots_defaults_in_force(rendered: dict[str, Any], case: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    env = env_of(bot_container(rendered[case]["objects"]))
+    assert not {var for var, _, _ in RUNTIME_VALUES.values()} & set(env)
+    settings = bot_reads(monkeypatch, {})
+    assert settings.runtime.fleet_min_apps == 3
+    assert settings.runtime.daily_summary_at == "09:00" and settings.runtime.weekly_report_at == "mon 09:00"
+    assert settings.git.argocd_cm_definition is None
+
+
+def test_every_setting_of_the_bot_has_a_chart_value_or_is_named_for_env_in_the_deploy_readme(
+    rendered: dict[str, Any],
+) -> None:
+    """A variable the bot reads (bot/config.py) that the chart never sets must be one deploy/README.md tells to set
+    through ``env``; and none it tells to set there may be one the chart sets (the chart would refuse it)."""
+    groups = [field.annotation for field in Settings.model_fields.values()]
+    read = {str(f.validation_alias) for group in groups if group for f in group.model_fields.values()}
+    lone_socket = render(with_(REQUIRED, replicaCount=1, redis={"enabled": False}, slack={"socketMode": True},
+                               argocd={"insecure": True}))  # fmt: skip
+    outputs = [*rendered.values(), lone_socket]
+    given = {
+        name
+        for values in CASES.values()
+        for name in [*values.get("env", {}), *(e["name"] for e in values.get("extraEnv", []))]
+    }
+    set_by_chart = {name for out in outputs for name in env_of(bot_container(out["objects"]))} - given
+    readme = " ".join((ROOT / "deploy" / "README.md").read_text().split())  # line breaks are the editor's
+    start = readme.index("The bot's tuning variables")
+    paragraph = readme[start : readme.index("says what each one does", start)]
+    through_env = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", paragraph))
+    assert read - set_by_chart == through_env
+    assert not through_env & set_by_chart
 
 
 # --- what runs, and how --------------------------------------------------------------------------------------
@@ -238,6 +378,7 @@ def test_the_environment_the_chart_builds_is_one_the_bot_accepts(rendered: dict[
         "KUBECONFIG",
         "GIT_PROVIDER",
         "GIT_TOKEN",
+        *(var for var, _, _ in RUNTIME_VALUES.values()),
     ):
         monkeypatch.delenv(var, raising=False)  # fmt: skip
     env: dict[str, str] = {}
@@ -257,6 +398,8 @@ def test_the_environment_the_chart_builds_is_one_the_bot_accepts(rendered: dict[
     if case == "all-options":  # the routes in the order given (first match wins), as the bot reads them
         assert list(settings.slack.channel_routes.items()) == [("team-b-*", "#team-b"), ("*", "C0PLATFORM")]
         assert settings.git.approver_routes == {"team-b-*": ["U0BOB", "S0TEAMB"], "z": []}
+        assert settings.runtime.fleet_min_apps == 5 and settings.runtime.weekly_report_at == "fri 17:30"
+        assert settings.runtime.daily_summary_at is None and settings.git.argocd_cm_definition == CM_DEFINITION
 
 
 def test_the_default_argocd_url_is_the_in_cluster_https_service(rendered: dict[str, Any]) -> None:
@@ -285,6 +428,20 @@ def test_a_ca_bundle_and_a_kubeconfig_are_mounted_where_the_bot_looks(monkeypatc
     assert "extra" in volumes and mounts["extra"]["mountPath"] == "/etc/extra"
     parsed = ArgoCDSettings(ARGOCD_CLUSTER_CONTEXTS=env["ARGOCD_CLUSTER_CONTEXTS"]["value"])
     assert parsed.cluster_contexts == contexts  # the bot reads back exactly the map of the values
+
+
+@pytest.mark.parametrize(("env", "period"), [({}, None), ({"SHUTDOWN_GRACE_SECONDS": 55}, 60)])
+def test_the_pod_outlasts_the_bots_own_grace_period(env: dict[str, Any], period: int | None,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    values = with_(REQUIRED, env=env, **({"terminationGracePeriodSeconds": period} if period else {}))
+    objects = render(values)["objects"]
+    rendered_period = one(objects, "Deployment")["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    monkeypatch.delenv("SHUTDOWN_GRACE_SECONDS", raising=False)
+    for name, entry in env_of(bot_container(objects)).items():
+        if name == "SHUTDOWN_GRACE_SECONDS":
+            monkeypatch.setenv(name, entry["value"])
+    grace = load_settings().runtime.shutdown_grace_s  # the bot's default when env does not set it
+    assert rendered_period == (period or 30) and rendered_period - grace >= 5
 
 
 def test_an_image_digest_pins_the_image() -> None:

@@ -60,6 +60,11 @@ def test_approvals_required_other_values_are_refused(monkeypatch: pytest.MonkeyP
         ("GIT_PROVIDER", "bitbucket", "GIT_PROVIDER: "),
         ("PORT", "http", "PORT: "),
         ("ARGOCD_CLUSTER_CONTEXTS", "prod", "ARGOCD_CLUSTER_CONTEXTS: .*cluster=context"),
+        ("WEEKLY_REPORT_AT", "mon", "WEEKLY_REPORT_AT: must be DAY HH:MM"),
+        ("WEEKLY_REPORT_AT", "mon off", "WEEKLY_REPORT_AT: must be DAY HH:MM"),
+        ("WEEKLY_REPORT_AT", "mon 9am", "WEEKLY_REPORT_AT: must be DAY HH:MM"),
+        ("WEEKLY_REPORT_AT", "09:00", "WEEKLY_REPORT_AT: must be DAY HH:MM"),
+        ("DAILY_SUMMARY_AT", "24:00", "DAILY_SUMMARY_AT: must be HH:MM"),
     ],
 )
 def test_malformed_values_name_the_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str,
@@ -67,6 +72,15 @@ def test_malformed_values_name_the_variable(monkeypatch: pytest.MonkeyPatch, nam
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError, match=message):
         load_settings()
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("mon 09:00", "mon 09:00"), (" Fri 7:5 ", "fri 07:05"), ("off", None), ("", None)]
+)
+def test_the_weekly_report_time_is_a_day_and_a_time_or_off(monkeypatch: pytest.MonkeyPatch, value: str,
+                                                           expected: str | None) -> None:  # fmt: skip
+    monkeypatch.setenv("WEEKLY_REPORT_AT", value)
+    assert load_settings().runtime.weekly_report_at == expected
 
 
 def test_serve_requirements_are_checked_in_order(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -115,6 +115,20 @@ def test_the_documented_secret_has_every_key_the_documented_install_references(m
     assert settings.argocd.link_url == PUBLIC and settings.git.provider == "github"
 
 
+def test_the_documented_fleet_and_schedule_values_reach_the_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    [block] = [b for b in blocks(step(5), "yaml") if "fleet:" in b]
+    documented = yaml.safe_load(block)  # YAML 1.1 as Helm reads a values file: the bare off is false
+    env = env_of(bot_container(render(with_(REQUIRED, **documented))["objects"]))
+    names = ("FLEET_MIN_APPS", "DAILY_SUMMARY_AT", "WEEKLY_REPORT_AT", "ARGOCD_CM_DEFINITION")
+    for name in names:
+        monkeypatch.setenv(name, env[name]["value"])
+    settings = load_settings()
+    assert settings.runtime.fleet_min_apps == documented["fleet"]["minApps"]
+    assert settings.runtime.daily_summary_at is None  # "no daily summary", as the comment says
+    assert settings.runtime.weekly_report_at == documented["schedule"]["weeklyReportAt"]
+    assert settings.git.argocd_cm_definition == documented["argocd"]["cmDefinition"]
+
+
 def test_links_in_slack_go_to_argo_cds_public_url() -> None:
     env = env_of(bot_container(render(REQUIRED)["objects"]))
     assert env["ARGOCD_PUBLIC_URL"] == {"name": "ARGOCD_PUBLIC_URL", "value": PUBLIC}

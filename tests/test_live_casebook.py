@@ -188,12 +188,18 @@ def test_explain_gives_the_scripted_verdict(
     by_pointer = {(e.kind, e.name, e.pointer): e for e in ran.scenario.expect}
     for f in report["findings"]:
         e = by_pointer[(f["resource"]["kind"], f["resource"]["name"], f["pointer"])]
-        assert (SERVER_SIDE_DIFF_BETTER in f["explanation"]) == (not e.ssd), f["explanation"]
-    if any(not e.ssd for e in ran.scenario.expect):
-        ssd_app = application(ran.namespace, ran.scenario.sync, server_side_diff=True)
-        ssd_report = explain_cli(ran, tmp_path, ssd_app)
-        assert ssd_report["diff_mode"] == "server-side"
-        assert not any(SERVER_SIDE_DIFF_BETTER in f["explanation"] for f in ssd_report["findings"])
+        assert (SERVER_SIDE_DIFF_BETTER in f["explanation"]) == (e.legacy and not e.ssd), f["explanation"]
+    # explain says which findings Argo CD's diff shows: in each mode, the ones `why` finds in Argo CD's own diff
+    # (test_why_reports_what_the_diff_mode_shows holds those to argodiff)
+    shown = [f for f in report["findings"] if f["shown_by_argocd"]]
+    assert verdicts(shown) == expected(ran.scenario, "legacy"), [f["explanation"] for f in report["findings"]]
+    ssd_app = application(ran.namespace, ran.scenario.sync, server_side_diff=True)
+    ssd_report = explain_cli(ran, tmp_path, ssd_app)
+    assert ssd_report["diff_mode"] == "server-side"
+    assert not any(SERVER_SIDE_DIFF_BETTER in f["explanation"] for f in ssd_report["findings"])
+    ssd_shown = [f for f in ssd_report["findings"] if f["shown_by_argocd"]]
+    if not ran.scenario.ssd_error:  # else Argo CD shows its dry-run's error, not a diff
+        assert verdicts(ssd_shown) == expected(ran.scenario, "server-side"), ssd_report["findings"]
     rules = check_rules_hide_exactly_the_drift(ran, report)
     if rules:  # Argo CD's own diff, with the proposed rules as the Application's ignoreDifferences
         mode = diff_mode(ran.scenario, False)

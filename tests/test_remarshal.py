@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.analysis.diff import diff_objects
-from bot.analysis.remarshal import canonical_quantity, remarshal
+from bot.analysis.remarshal import canonical_quantity, refusal, remarshal
 from tests.argocd_diff import ArgoDiff
 from tests.conftest import ROOT
 
@@ -71,7 +71,8 @@ def _strip_nones(obj: Any) -> Any:
     cpu=st.tuples(st.sampled_from(QUANTITIES), st.sampled_from(QUANTITIES)),
     memory=st.tuples(st.sampled_from(QUANTITIES), st.sampled_from(QUANTITIES)),
     env=st.tuples(st.sampled_from(["", "prod", None]), st.sampled_from(["", "prod", None, "absent"])),
-    extra=st.dictionaries(st.sampled_from(["args", "command", "workingDir", "ports"]), EMPTY, max_size=2),
+    # a key the Go type does not have ("resource", a typo) makes Argo CD diff the whole object as it is
+    extra=st.dictionaries(st.sampled_from(["args", "command", "workingDir", "ports", "resource"]), EMPTY, max_size=2),
 )
 def test_deployments_modified_as_argocd_says(
     argocd_diff: ArgoDiff, cpu: tuple[str, str], memory: tuple[str, str], env: tuple[Any, Any], extra: dict[str, Any]
@@ -108,3 +109,20 @@ def test_services_and_configmaps_modified_as_argocd_says(
     assert [_ours_modified(service, live_service), _ours_modified(cm, live_cm)] == [
         r.modified for r in answer.resources
     ], (service, live_service, cm, live_cm)
+
+
+def test_one_unknown_field_and_argocd_compares_the_object_as_it_is(argocd_diff: ArgoDiff) -> None:
+    """gitops-engine decodes with DisallowUnknownFields: a StatefulSet's ``strategy`` (a Deployment field) keeps
+    ``1000m`` from becoming ``1``, and Argo CD reports the quantity (argoproj/argo-cd#16400)."""
+    desired = _deployment("1000m", "1Gi", "prod", {})
+    desired["kind"] = "StatefulSet"
+    desired["spec"]["serviceName"] = "web"
+    live = copy.deepcopy(desired)
+    live["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "1"
+    [clean] = argocd_diff.diff([(desired, live)]).resources
+    assert (clean.modified, _ours_modified(desired, live), refusal(desired)) == (False, False, None)
+    desired["spec"]["strategy"] = {"type": "RollingUpdate"}
+    [argo] = argocd_diff.diff([(desired, live)]).resources
+    assert (argo.modified, _ours_modified(desired, live)) == (True, True)
+    assert refusal(desired) == ("spec.strategy", "is not a field of its type")
+    assert remarshal(desired) == desired and refusal(live) is None

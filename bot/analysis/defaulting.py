@@ -163,6 +163,15 @@ def proves(
     return None
 
 
+def scheme_default(group: str, kind: str, path: Sequence[Token], value: Any) -> bool:
+    """Whether ``value`` at ``path`` is what Kubernetes' defaulting functions (``SetDefaults_*``, the ``default``
+    mechanism of defaults.json) fill in: Argo CD's legacy diff runs them on its prediction too."""
+    if not is_known(group, kind):
+        return False
+    rule = _by_table(_builtin(kind), tuple(path), value)
+    return rule is not None and rule.mechanism == "default"
+
+
 def pruned(version: str, path: Sequence[Token], crd: dict[str, Any] | None) -> Proof | None:
     """Why a field Git sets in a custom resource is absent live: the CRD's structural schema does not declare it,
     and the API server prunes undeclared fields (``preserveUnknownFields: false``, the only choice in

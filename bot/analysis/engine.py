@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import base64
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from fnmatch import fnmatchcase
 from typing import Any
 
 from bot.analysis import masking
+from bot.analysis.argocdview import ArgoView, view
 from bot.analysis.causes import ObjectInputs, decide
 from bot.analysis.context import ContextIndex, meta, tracked_app
 from bot.analysis.diff import Delta, diff_objects
@@ -114,10 +115,14 @@ def explain(
     app: str | None = None,
     desired_again: Sequence[dict[str, Any]] | None = None,
     synced_same_revision: bool = False,
+    reported: Mapping[ObjKey, Set[str] | None] | None = None,
 ) -> Report:
     """Analyse why ``live`` differs from ``desired``; see the module docstring.
 
     ``synced_same_revision`` (bot mode): Argo CD's last sync applied the revision it renders now.
+    ``reported`` (bot mode): the pointers Argo CD's own diff reports per object (``None``: it cannot say); a
+    difference it does not report is not a finding. Without it, each finding says whether Argo CD would show it
+    (``bot.analysis.argocdview``).
     """
     app = app or infer_app(desired)
     report = Report(app=app)
@@ -157,12 +162,16 @@ def explain(
             desired_again is not None,
             synced_same_revision,
         )
+        answer = reported.get(ref_key(ref)) if reported is not None else None
+        argo = view(dobj, lobj, report.diff_mode, answer)
         report.objects.append(ComparedObject(ref, masking.masked_object(dobj), masking.masked_object(lobj)))
         for delta in deltas:
             if existing_rules and _already_ignored(delta, ref, existing_rules, dobj, lobj, entries):
                 report.ignored += 1
                 continue
-            report.findings.append(_finding(delta, inputs, report.diff_mode))
+            finding = _finding(delta, inputs, report.diff_mode, argo)
+            if answer is None or finding.shown_by_argocd:
+                report.findings.append(finding)
     if report.not_compared:
         report.notes.insert(
             0,
@@ -178,9 +187,10 @@ def explain(
     return report
 
 
-def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None) -> Finding:
+def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None, argo: ArgoView) -> Finding:
     ref = inp.ref
     verdict = decide(delta, inp)
+    shown = argo.shows(delta.pointer, verdict.server_side_diff_hides)
     fix = propose(verdict.cause, delta, ref, inp.desired, inp.live, alternative=verdict.alternative,
                   who=verdict.who, allocated=verdict.allocated)  # fmt: skip
     pointer = delta.pointer
@@ -194,8 +204,10 @@ def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None) -> Finding:
         text += f" ({wording.NO_NARROW_RULE})"
     if fix.caution:
         text += f" {fix.caution}"
-    if verdict.server_side_diff_hides and diff_mode == "legacy":
+    if verdict.server_side_diff_hides and diff_mode == "legacy" and shown:
         text += f" {wording.SERVER_SIDE_DIFF_BETTER}"
+    if (said := argo.sentence(delta.pointer, verdict.server_side_diff_hides)) is not None:
+        text += f" {said}"
     return Finding(
         resource=ref,
         pointer=pointer,
@@ -208,4 +220,5 @@ def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None) -> Finding:
         fix=fix,
         evidence=verdict.evidence,
         path=path,
+        shown_by_argocd=shown,
     )

@@ -5,9 +5,14 @@ back: an empty value of an ``omitempty`` field vanishes (``clusterIP: ""``, an e
 ``resource.Quantity`` comes out in canonical form (``1000m`` is ``1``, ``1024Mi`` is ``1Gi``). The types are DATA,
 ``data/remarshal.json``, generated from k8s.io/api by ``scripts/gen-remarshal-data.sh`` (never a hand list).
 
+The round trip is all or nothing, as in gitops-engine: its decoder refuses unknown fields
+(``DisallowUnknownFields``), so ONE field the Go type does not have (a StatefulSet's ``strategy``, a typo), a value
+of the wrong type or a malformed quantity leaves the whole object as it is, and then Argo CD does report ``1000m``
+against ``1``. :func:`refusal` says which field did it.
+
 Guarantees: pure; :func:`remarshal` returns a new object and leaves kinds it does not know (custom resources) as
-they are, and so an object the Go decoder refuses (a string where a list is expected, a malformed
-quantity); :func:`canonical_quantity` answers Go's ``Quantity.String()`` for a valid quantity, ``None`` otherwise.
+they are, and so an object the Go decoder refuses; :func:`canonical_quantity` answers Go's ``Quantity.String()``
+for a valid quantity, ``None`` otherwise.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from decimal import Decimal
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from bot.wording import report as wording
 
 _QTY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
@@ -82,45 +89,51 @@ def _empty(value: Any) -> bool:
 
 
 class _NotDecodable(ValueError):
-    """The Go decoder would refuse the object: remarshal then leaves it as it is."""
+    """The Go decoder would refuse the object: remarshal then leaves it as it is.
+
+    ``args``: (the field's path, what it is not: a key of ``wording.report.NOT_DECODABLE``).
+    """
 
 
 _SCALARS: dict[str, tuple[type, ...]] = {"string": (str,), "bool": (bool,), "number": (int, float)}
 
 
-def _walk(value: Any, ref: str) -> Any:
+def _walk(value: Any, ref: str, path: str, strict: bool = True) -> Any:
     if value is None:
         return None
     if ref in _SCALARS:
         if not isinstance(value, _SCALARS[ref]) or (ref == "number" and isinstance(value, bool)):
-            raise _NotDecodable(ref)
+            raise _NotDecodable(path, ref)
         return value
     if ref == "quantity":
         canonical = canonical_quantity(value)
         if canonical is None:
-            raise _NotDecodable(ref)
+            raise _NotDecodable(path, "quantity")
         return canonical
-    if (ref.startswith("[]") and not isinstance(value, list)) or (
-        ref.startswith("map[]") and not isinstance(value, dict)
-    ):
-        raise _NotDecodable(ref)
-    if ref.startswith("[]") and isinstance(value, list):
-        return [_walk(v, ref[2:]) for v in value]
-    if ref.startswith("map[]") and isinstance(value, dict):
-        return {k: _walk(v, ref[5:]) for k, v in value.items()}
+    if ref.startswith("[]"):
+        if not isinstance(value, list):
+            raise _NotDecodable(path, "list")
+        return [_walk(v, ref[2:], f"{path}[{i}]", strict) for i, v in enumerate(value)]
+    if ref.startswith("map[]"):
+        if not isinstance(value, dict):
+            raise _NotDecodable(path, "map")
+        return {k: _walk(v, ref[5:], f"{path}.{k}", strict) for k, v in value.items()}
     fields = _data()["types"].get(ref)
     if fields is None:
         return value
     if not isinstance(value, dict):
-        raise _NotDecodable(ref)
+        raise _NotDecodable(path, "object")
     out = {}
     for key, v in value.items():
         spec = fields.get(key)
+        where = f"{path}.{key}" if path else key
         if spec is None:
-            continue  # a field the Go type does not have is dropped by the decoder
+            if not strict:
+                continue  # what a decoder without DisallowUnknownFields does
+            raise _NotDecodable(where, "field")  # DisallowUnknownFields
         if v is None:
             continue
-        walked = _walk(v, spec["type"])  # first: a value of the wrong type fails the whole decoding
+        walked = _walk(v, spec["type"], where, strict)  # first: a value of the wrong type fails the whole decoding
         struct = spec["type"] in _data()["types"]  # a struct value is never omitted, even empty
         if (
             spec.get("omitempty")
@@ -129,8 +142,6 @@ def _walk(value: Any, ref: str) -> Any:
             and _empty(walked)
             and spec["type"] != "any"
         ):
-            continue
-        if spec.get("omitempty") and spec.get("pointer") and isinstance(walked, list | dict) and not walked:
             continue
         out[key] = walked
     return out
@@ -141,14 +152,32 @@ def known(api_version: str, kind: str) -> bool:
     return _root(api_version, kind) is not None
 
 
-def remarshal(obj: dict[str, Any]) -> dict[str, Any]:
-    """``obj`` as Argo CD's legacy diff sees it after the round trip; an unknown kind unchanged."""
+def remarshal(obj: dict[str, Any], *, strict: bool = True) -> dict[str, Any]:
+    """``obj`` as Argo CD's legacy diff sees it after the round trip; an unknown kind unchanged.
+
+    ``strict=False``: as it would be if its unknown fields were gone (what fixing them in Git would give).
+    """
     root = _root(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
     if root is None:
         return obj
     try:
-        out: dict[str, Any] = _walk(obj, root)
+        out: dict[str, Any] = _walk(obj, root, "", strict)
     except _NotDecodable:
         return obj  # gitops-engine logs the decoding error and diffs the object as it is
     out["apiVersion"], out["kind"] = obj["apiVersion"], obj["kind"]
     return out
+
+
+def refusal(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """Why Argo CD cannot round-trip ``obj`` through its Go type: (the field's path, what is wrong with it).
+
+    ``None`` when it can, or when the kind has no Go type (custom resources are never round-tripped).
+    """
+    root = _root(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
+    if root is None:
+        return None
+    try:
+        _walk(obj, root, "")
+    except _NotDecodable as e:
+        return str(e.args[0]), wording.NOT_DECODABLE[e.args[1]]
+    return None

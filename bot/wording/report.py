@@ -310,6 +310,36 @@ DIFF_MODE_NOTE = {
     "server-side": "Argo CD compares {app} with server-side diff (ServerSideDiff=true): a dry-run apply on the API "
     "server predicts the live object, defaults and webhook changes included.",
 }
+NOT_SHOWN_ROUNDTRIP = (
+    "Argo CD does not report this difference: its diff reads the {kind} through the Kubernetes Go type first, "
+    "where Git's value and the live one are the same. If the app is OutOfSync, the cause is another difference."
+)
+NOT_SHOWN_LIVE_ONLY = (
+    "Argo CD does not report this difference: its three-way diff leaves out of the live {kind} what the last applied "
+    "configuration (or Git) does not set, so the value the cluster filled in never shows."
+)
+NOT_SHOWN_DEFAULTED = (
+    "Argo CD does not report this difference: its legacy diff runs Kubernetes' defaulting functions for the {kind} "
+    "on its prediction, and they fill in this value."
+)
+SHOWN_ROUNDTRIP_REFUSED = (
+    "Argo CD reports it only because it cannot read Git's {kind} through the Kubernetes Go type ({field} {problem}), "
+    "so it compares the values as written (argoproj/argo-cd#16400): correct {field} in Git and this difference goes."
+)
+NOT_DECODABLE = {
+    "field": "is not a field of its type",
+    "string": "is not a string",
+    "number": "is not a number",
+    "bool": "is not true or false",
+    "quantity": "is not a quantity",
+    "list": "is not a list",
+    "map": "is not a map",
+    "object": "is not an object",
+}
+"""What keeps Argo CD from reading a field through its Go type (bot.analysis.remarshal)."""
+NOT_SHOWN_SERVER_SIDE = (
+    "Argo CD does not report this difference: its server-side diff's dry-run apply predicts the live value."
+)
 SERVER_SIDE_DIFF_BETTER = (
     "This app uses Argo CD's legacy diff; under server-side diff (compare option ServerSideDiff=true) the dry-run "
     "includes this value and the difference does not show, so enabling it for this app is the better fix than a "

@@ -1,5 +1,11 @@
 """ResourceDiffs as Argo CD computes them: the live object with the desired one applied, compared with the live one.
 
+Before anything is compared, both sides go through gitops-engine's ``remarshal`` (the round trip of a built-in kind
+through its Go type: ``1024Mi`` is ``1Gi``, an empty omitempty field vanishes). That one is ``bot.analysis.remarshal``:
+the stand-in's answers are held to Argo CD's own (argodiff) by tests/test_argocd_standin.py, so sharing it cannot
+hide a bug in it. So is ``three_way_live``: what the three-way diff leaves out of the live object before it computes
+the patch (beyond the last applied configuration: all of a custom resource, a StatefulSet's volumeClaimTemplates).
+
 Guarantees: ``predict_live`` merges as ``kubectl apply`` would (strategic merge with the merge keys of
 ``bot/analysis/data/mergekeys.json`` for built-in kinds, read as plain JSON so that the fake shares no code with the
 analysis it tests; a JSON merge patch for custom resources); ``resource_diff`` returns a ResourceDiff as
@@ -15,6 +21,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from bot.analysis.argocdview import three_way_live
+from bot.analysis.remarshal import remarshal
 from bot.demo.fake_argocd.masking import _is_secret, normalize_secret
 from bot.demo.fake_argocd.objects import Obj, _state, object_key, split_api_version
 
@@ -47,18 +55,23 @@ def list_semantics(api_version: str, kind: str) -> dict[str, Obj] | None:
     return _EXTRA_BUILTIN.get((group, kind))
 
 
-def _merge(live: Any, desired: Any, path: str, lists: dict[str, Obj] | None) -> Any:
+def _merge(live: Any, desired: Any, path: str, lists: dict[str, Obj] | None, seen: Any = None) -> Any:
     """``desired`` applied onto ``live`` as kubectl apply's strategic merge (built-in kinds) or a JSON merge patch
     (custom resources) would: maps key by key, associative lists by merge key (live order kept, new items
-    appended), sets as unions, every other list replaced. A null in ``desired`` deletes the key."""
+    appended), sets as unions, every other list replaced -- unless it equals ``seen``, the live value as the
+    three-way diff sees it (then the patch leaves it alone). A null in ``desired`` deletes the key."""
     if isinstance(desired, dict) and isinstance(live, dict):
         out = dict(live)
+        seen = seen if isinstance(seen, dict) else {}
         for key, value in desired.items():
             child = f"{path}.{key}" if path else key
             if value is None:
                 out.pop(key, None)
+            elif value == [] and lists is not None and out.get(key):
+                # a strategic merge patch that empties a list removes the key (an aggregated ClusterRole's rules)
+                out.pop(key, None)
             else:
-                out[key] = _merge(out[key], value, child, lists) if key in out else value
+                out[key] = _merge(out[key], value, child, lists, seen.get(key)) if key in out else value
         return out
     if isinstance(desired, list) and isinstance(live, list) and lists is not None:
         spec = lists.get(path) or {}
@@ -66,6 +79,8 @@ def _merge(live: Any, desired: Any, path: str, lists: dict[str, Obj] | None) -> 
             return _merge_map_list(live, desired, path, spec, lists)
         if spec.get("listType") == "set":
             return [*live, *(item for item in desired if item not in live)]
+    if isinstance(desired, list) and seen == desired:
+        return live
     return desired
 
 
@@ -97,7 +112,8 @@ def predict_live(live: Obj, target: Obj) -> Obj:
     if _is_secret(target):
         normalize_secret(target)  # Argo CD compares a Secret's stringData as data
     lists = list_semantics(str(target.get("apiVersion", "")), str(target.get("kind", "")))
-    merged: Obj = json.loads(json.dumps(_merge(live, target, "", lists)))  # one deep copy of the shared parts
+    seen = three_way_live(target, live)
+    merged: Obj = json.loads(json.dumps(_merge(live, target, "", lists, seen)))  # one deep copy of the shared parts
     return merged
 
 
@@ -131,13 +147,13 @@ def resource_diff(target: Obj | None, live: Obj | None, *, ignore_status: bool =
     diff["name"] = name
     diff["targetState"] = _state(target)
     diff["liveState"] = _state(live)
-    normalized = _normalized(live, ignore_status) if live is not None else None
+    normalized = _normalized(remarshal(live), ignore_status) if live is not None else None
     if target is None:
         predicted = None
     elif live is None:
-        predicted = _normalized(target, ignore_status)
+        predicted = _normalized(remarshal(target), ignore_status)
     else:
-        predicted = _normalized(predict_live(live, target), ignore_status)
+        predicted = _normalized(remarshal(predict_live(remarshal(live), remarshal(target))), ignore_status)
     diff["normalizedLiveState"] = _state(normalized)
     diff["predictedLiveState"] = _state(predicted)
     if live is not None and (live.get("metadata") or {}).get("resourceVersion"):

@@ -38,6 +38,9 @@ var (
 	durationT  = reflect.TypeOf(metav1.Duration{})
 	intstrT    = reflect.TypeOf(intstr.IntOrString{})
 	rawT       = reflect.TypeOf(runtime.RawExtension{})
+	// unmarshalerT: a type that decodes itself is opaque to the walk (gitops-engine decodes with
+	// DisallowUnknownFields, which only applies to plain structs)
+	unmarshalerT = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 )
 
 func typeName(t reflect.Type) string {
@@ -78,6 +81,10 @@ func ref(t reflect.Type) string {
 	case reflect.Map:
 		return "map[]" + ref(t.Elem())
 	case reflect.Struct:
+		if reflect.PointerTo(t).Implements(unmarshalerT) {
+			// its own UnmarshalJSON (FieldsV1, ...): the decoder hands it the raw value, no field is unknown
+			return "any"
+		}
 		name := typeName(t)
 		if _, seen := types[name]; !seen {
 			types[name] = map[string]field{}
@@ -142,7 +149,7 @@ func main() {
 		"types": types,
 	}
 	enc := json.NewEncoder(os.Stdout)
-		if err := enc.Encode(out); err != nil {
+	if err := enc.Encode(out); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

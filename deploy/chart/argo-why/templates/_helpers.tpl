@@ -110,8 +110,15 @@ app.kubernetes.io/component: redis
 {{- if and $v.view.enabled (not $v.view.baseUrl) (not (and $v.ingress.enabled $v.ingress.host)) }}
 {{- fail "view.enabled: the links need the bot's public URL: set view.baseUrl, or ingress.enabled and ingress.host" }}
 {{- end }}
+{{- /* SHUTDOWN_GRACE_SECONDS as the bot will read it (its default 20 when unset), against the pod's grace period */}}
+{{- $grace := 20.0 }}
+{{- if hasKey $v.env "SHUTDOWN_GRACE_SECONDS" }}{{ $grace = float64 (index $v.env "SHUTDOWN_GRACE_SECONDS") }}{{ end }}
+{{- range $v.extraEnv }}{{ if and (eq .name "SHUTDOWN_GRACE_SECONDS") (hasKey . "value") }}{{ $grace = float64 .value }}{{ end }}{{ end }}
+{{- if gt (addf $grace 5) (float64 $v.terminationGracePeriodSeconds) }}
+{{- fail (printf "terminationGracePeriodSeconds (%v) must be at least 5 s over SHUTDOWN_GRACE_SECONDS (%v): the bot finishes or hands back its jobs within that, then flushes the digest, and Kubernetes kills the pod when terminationGracePeriodSeconds runs out" $v.terminationGracePeriodSeconds $grace) }}
+{{- end }}
 {{- $secretNames := list "REDIS_URL" "REDIS_PASSWORD" "SLACK_BOT_TOKEN" "SLACK_SIGNING_SECRET" "SLACK_APP_TOKEN" "ARGOCD_TOKEN" "WEBHOOK_TOKEN" "GIT_TOKEN" "VIEW_LINK_KEY" }}
-{{- $chartNames := list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED" "VIEW_LINK_TTL" "VIEW_BASE_URL" "CHANNEL_ROUTES" "APPROVER_ROUTES" }}
+{{- $chartNames := list "PORT" "METRICS_PORT" "SLACK_CHANNEL" "ARGOCD_URL" "ARGOCD_INSECURE" "ARGOCD_CA_FILE" "ARGOCD_APP_NAMESPACE" "ARGOCD_CM_DEFINITION" "ARGOCD_CLUSTER_CONTEXTS" "KUBECONFIG" "GIT_PROVIDER" "GIT_API_URL" "APPROVERS" "APPROVALS_REQUIRED" "VIEW_LINK_TTL" "VIEW_BASE_URL" "CHANNEL_ROUTES" "APPROVER_ROUTES" "FLEET_MIN_APPS" "DAILY_SUMMARY_AT" "WEEKLY_REPORT_AT" }}
 {{- $names := keys $v.env }}
 {{- range $v.extraEnv }}{{ $names = append $names .name }}{{ end }}
 {{- range $name := $names }}
