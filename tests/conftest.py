@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:  # the fakes are imported when a fixture first needs them
+    from bot.model import Report
     from tests.fakes.argocd import FakeArgoCD
     from tests.fakes.kube import FakeKubernetes
     from tests.fakes.slack import FakeSlack
@@ -61,6 +62,24 @@ def slack() -> Iterator[FakeSlack]:
 
     with FakeSlack() as fake:
         yield fake
+
+
+def explain_case(folder: Path, app: str, *, shown_only: bool = False) -> Report:
+    """``explain`` on a scenario folder's files (desired, live, context, desired-again), as the casebook runs it.
+
+    ``shown_only``: only the findings Argo CD's own diff shows (``shown_by_argocd``), which is what ``why`` sees.
+    """
+    from bot.analysis import explain, load_documents
+
+    def docs(name: str) -> list[dict[str, Any]]:
+        path = folder / name
+        return load_documents(path.read_text(), name) if path.exists() else []
+
+    again = docs("desired-again.yaml") if (folder / "desired-again.yaml").exists() else None
+    report = explain(docs("desired.yaml"), docs("live.yaml"), docs("context.yaml"), app=app, desired_again=again)
+    if shown_only:
+        report.findings[:] = [f for f in report.findings if f.shown_by_argocd]
+    return report
 
 
 def serve_case(argocd: FakeArgoCD, kube: FakeKubernetes, case: str, **kw: Any) -> dict[str, Any]:

@@ -16,13 +16,12 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from bot.analysis import explain, load_documents
 from bot.clients import argocd_factory, clusters
 from bot.config import ArgoCDSettings
 from bot.model import Report
 from bot.why import investigate
 from tests.argocd_diff import ArgoDiff
-from tests.conftest import CASEBOOK, ROOT
+from tests.conftest import CASEBOOK, ROOT, explain_case
 from tests.fakes.argocd import FakeArgoCD, app_from_case, argocd_diffs, build_application, case_pairs, python_diffs
 from tests.fakes.kube import FakeKubernetes, context_from_case
 from tests.kube_server import KubeServer
@@ -93,20 +92,6 @@ def verdicts(report: Report) -> set[tuple[str, str, str, str, str | None]]:
     return {(f.resource.kind, f.resource.name, f.pointer, f.cause, f.writer.manager) for f in report.findings}
 
 
-def files_report(case: Path, app: str) -> Report:
-    """explain on the scenario's files, limited to the findings it says Argo CD shows (``shown_by_argocd``): held to
-    ``why`` on Argo CD's own diff, this is explain's reading of Argo CD's diff checked field by field."""
-
-    def docs(name: str) -> list[dict[str, Any]]:
-        path = case / name
-        return load_documents(path.read_text(), name) if path.exists() else []
-
-    again = docs("desired-again.yaml") if (case / "desired-again.yaml").exists() else None
-    report = explain(docs("desired.yaml"), docs("live.yaml"), docs("context.yaml"), app=app, desired_again=again)
-    report.findings[:] = [f for f in report.findings if f.shown_by_argocd]
-    return report
-
-
 KNOWN_WHY: dict[str, str] = {}
 """Scenarios where ``why`` on Argo CD's own states differs from explain, not fixed here: the test checks they still
 differ (a fix makes it fail, and the entry goes)."""
@@ -124,9 +109,9 @@ async def test_why_on_argocd_legacy_diffs_reaches_the_verdicts_of_explain(
     modified = {(d["kind"], d["name"]) for d in resources if d.get("modified")}
     assert {(f.resource.kind, f.resource.name) for f in report.findings} <= modified
     if folder.name in KNOWN_WHY:
-        assert verdicts(report) != verdicts(files_report(folder, app_name)), "fixed? remove KNOWN_WHY"
+        assert verdicts(report) != verdicts(explain_case(folder, app_name, shown_only=True)), "fixed? remove KNOWN_WHY"
     else:
-        assert verdicts(report) == verdicts(files_report(folder, app_name))
+        assert verdicts(report) == verdicts(explain_case(folder, app_name, shown_only=True))
 
 
 async def test_why_on_argocd_server_side_diff_against_the_real_server(

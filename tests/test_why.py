@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from bot.analysis import explain, load_documents
 from bot.clients import argocd_factory, clusters
 from bot.config import ArgoCDSettings
 from bot.model import Report
 from bot.sources.argocd import ArgoCDError
 from bot.why import investigate
-from tests.conftest import CASEBOOK, EXTRA, serve_case
+from tests.conftest import CASEBOOK, EXTRA, explain_case, serve_case
 from tests.fakes.argocd import FakeArgoCD, app_from_case
 from tests.fakes.kube import FakeKubernetes, context_from_case
 
@@ -55,17 +54,6 @@ def verdicts(report: Report) -> set[tuple[str, str, str, str, str | None, bool]]
             for f in report.findings}  # fmt: skip
 
 
-def files_report(case: Path, app: str) -> Report:
-    def docs(name: str) -> list[dict[str, Any]]:
-        path = case / name
-        return load_documents(path.read_text(), name) if path.exists() else []
-
-    again = docs("desired-again.yaml") if (case / "desired-again.yaml").exists() else None
-    report = explain(docs("desired.yaml"), docs("live.yaml"), docs("context.yaml"), app=app, desired_again=again)
-    report.findings[:] = [f for f in report.findings if f.shown_by_argocd]  # why only sees what Argo CD reports
-    return report
-
-
 @pytest.mark.parametrize(
     "folder", [CASEBOOK / "cases" / c for c in CASES] + [EXTRA / c for c in EXTRA_CASES], ids=lambda p: p.name
 )
@@ -77,7 +65,7 @@ async def test_why_reaches_the_same_verdicts_as_explain(
     argocd.add_app(app, resources, renders)
     kube.add(*context_from_case(folder))
     report = await why(settings, app_name)
-    assert verdicts(report) == verdicts(files_report(folder, app_name))
+    assert verdicts(report) == verdicts(explain_case(folder, app_name, shown_only=True))
     assert report.application is not None and report.application["name"] == app_name
     assert not argocd.errors and not kube.errors
     assert all(c.method == "GET" for c in argocd.calls) and all(c.method == "GET" for c in kube.calls)

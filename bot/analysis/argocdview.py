@@ -24,15 +24,15 @@ Guarantees: pure; :func:`view` answers for one object pair in the app's diff mod
 from __future__ import annotations
 
 import json
-from collections.abc import Set
+from collections.abc import Iterator, Set
 from dataclasses import dataclass
 from typing import Any
 
 from bot.analysis.context import annotations_of
 from bot.analysis.defaulting import scheme_default
 from bot.analysis.diff import diff_objects
-from bot.analysis.pointer import MISSING, covers
-from bot.analysis.remarshal import known, refusal, remarshal
+from bot.analysis.pointer import MISSING, Token, covers, join, readable
+from bot.analysis.remarshal import Refusal, known, refusal, remarshal
 from bot.analysis.schema import group_of
 from bot.wording import report as wording
 
@@ -53,14 +53,55 @@ def remove_fields(orig: Any, live: Any) -> Any:
     return live
 
 
-def three_way_live(desired: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
-    """The live object as Argo CD's three-way diff patches and compares it (gitops-engine ``threeWayMergePatch``)."""
+def _original(config: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
+    """The three-way diff's original: the last applied configuration, else (two-way diff) Git's object itself."""
     try:
         orig = json.loads(annotations_of(live).get(LAST_APPLIED) or "null")
     except ValueError:
         orig = None
-    if not isinstance(orig, dict):
-        orig = desired  # no last-applied (or unreadable): the two-way diff is the three-way one with Git as original
+    return orig if isinstance(orig, dict) else config
+
+
+def _with_deletions(orig: Any, config: Any) -> Any:
+    """``config`` with a null for each key ``orig`` has and it has not: what the three-way patch deletes (list items
+    paired by position)."""
+    if isinstance(orig, dict) and isinstance(config, dict):
+        out = dict(config)
+        for k, v in orig.items():
+            if k not in config:
+                if v is not None:
+                    out[k] = None
+            else:
+                out[k] = _with_deletions(v, config[k])
+        return out
+    if isinstance(orig, list) and isinstance(config, list) and len(orig) == len(config):
+        return [_with_deletions(o, c) for o, c in zip(orig, config, strict=True)]
+    return config
+
+
+def _deleted(patch: Any, live: Any, path: tuple[Token, ...] = ()) -> Iterator[str]:
+    """The pointers where the three-way patch (``three_way_config``) deletes a value ``live`` has."""
+    if isinstance(patch, dict) and isinstance(live, dict):
+        for k, v in patch.items():
+            if k in live and live[k] is not None:
+                if v is None:
+                    yield join((*path, k))
+                else:
+                    yield from _deleted(v, live[k], (*path, k))
+    elif isinstance(patch, list) and isinstance(live, list):
+        for i, (p, v) in enumerate(zip(patch, live, strict=False)):
+            yield from _deleted(p, v, (*path, i))
+
+
+def three_way_config(config: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
+    """Git's object (after the round trip) as the three-way patch applies it: what the last applied configuration
+    set and Git no longer does (a ``value: ""`` the round trip dropped) is deleted (null)."""
+    return _with_deletions(_original(config, live), config)  # type: ignore[no-any-return]
+
+
+def three_way_live(config: dict[str, Any], live: dict[str, Any]) -> dict[str, Any]:
+    """The live object as Argo CD's three-way diff patches and compares it (gitops-engine ``threeWayMergePatch``)."""
+    orig = _original(config, live)
     api, kind = str(orig.get("apiVersion") or ""), str(orig.get("kind") or "")
     if not known(api, kind):
         return remove_fields(orig, live)  # type: ignore[no-any-return]
@@ -89,10 +130,12 @@ class ArgoView:
     """The pointers its prediction gets from Kubernetes' defaulting functions."""
     trimmed: frozenset[str] = frozenset()
     """The pointers it would report but for what its three-way diff leaves out of the live object."""
-    refused: tuple[str, str] | None = None
-    """(field, what is wrong) when the round trip is refused and Argo CD compares the text as written."""
+    refused: Refusal | None = None
+    """The field Git's object should not have, when the round trip is refused (Argo CD compares it as written)."""
     fixed: frozenset[str] = frozenset()
     """With ``refused``: the pointers it would report once that field is fixed."""
+    git: dict[str, Any] | None = None
+    """With ``refused``: Git's object, to name the field as people read it."""
     reported: frozenset[str] | None = None
     """Argo CD's own answer (``why``), when there is one."""
 
@@ -114,9 +157,12 @@ class ArgoView:
             if _related(self.defaulted, pointer):
                 return wording.NOT_SHOWN_DEFAULTED.format(kind=self.kind)
             return wording.NOT_SHOWN_ROUNDTRIP.format(kind=self.kind)
-        if self.refused is not None and self.shown is not None and not _related(self.fixed, pointer):
-            field, problem = self.refused
-            return wording.SHOWN_ROUNDTRIP_REFUSED.format(kind=self.kind, field=field, problem=problem)
+        refused = self.refused
+        if refused is not None and self.shown is not None and not _related(self.fixed, pointer):
+            if covers(refused.pointer, pointer):
+                return None  # the field itself: its own finding says to remove it
+            field = readable(refused.pointer, self.git)
+            return wording.SHOWN_ROUNDTRIP_REFUSED.format(kind=self.kind, field=field, problem=refused.problem)
         return None
 
 
@@ -133,22 +179,30 @@ def view(
     if mode == "server-side":
         return ArgoView(mode, kind, None, reported=answer)
     config, live_rt = remarshal(desired), remarshal(live)
-    shown, defaulted = _legacy(config, three_way_live(desired, live_rt))
+    shown, defaulted = _legacy(config, live_rt)
     trimmed = _pointers(config, live_rt) - shown - defaulted
     why = refusal(desired) or refusal(live)
     if why is None:
         return ArgoView(mode, kind, shown, defaulted, trimmed, reported=answer)
-    fixed, _ = _legacy(remarshal(desired, strict=False), three_way_live(desired, remarshal(live, strict=False)))
-    return ArgoView(mode, kind, shown, defaulted, trimmed, why, fixed, answer)
+    fixed, _ = _legacy(remarshal(desired, strict=False), remarshal(live, strict=False))
+    return ArgoView(mode, kind, shown, defaulted, trimmed, why, fixed, desired, answer)
 
 
 def _legacy(config: dict[str, Any], live: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
-    """The pointers the legacy diff reports, and those its defaulting of the prediction hides."""
+    """The pointers the legacy (three-way) diff reports, and those its defaulting of the prediction hides."""
     api, kind = str(config.get("apiVersion") or ""), str(config.get("kind") or "")
     typed, group = known(api, kind), group_of(api)
     shown: set[str] = set()
     defaulted: set[str] = set()
+    # The patch is computed against the trimmed live object; a list it replaces is replaced whole, so then every
+    # difference inside it shows, trimmed or not (but for what the defaulting of the prediction fills back in).
+    patched = diff_objects(config, three_way_live(config, live))
+    in_patch = {d.pointer for d in patched}
+    replaced = {d.atomic_root for d in patched if d.atomic_root is not None}
     for d in diff_objects(config, live):
+        if d.pointer not in in_patch and d.atomic_root not in replaced:
+            continue
         hidden = typed and d.desired is MISSING and scheme_default(group, kind, d.path, d.live)
         (defaulted if hidden else shown).add(d.pointer)
+    shown.update(_deleted(three_way_config(config, live), live))  # diff_objects reads a null as "not set"
     return frozenset(shown), frozenset(defaulted)

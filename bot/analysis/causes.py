@@ -28,7 +28,7 @@ from typing import Any
 
 from bot.analysis.canonical import deep_equal, equivalent, is_empty
 from bot.analysis.context import TRACKING_ANNOTATION, annotations_of, same_app, tracked_app
-from bot.analysis.defaulting import allocated, dropped, proves
+from bot.analysis.defaulting import allocated, dropped, proves, undeclared_builtin
 from bot.analysis.diff import Delta
 from bot.analysis.facts import FieldFacts, ObjectInputs, Verdict
 from bot.analysis.managedfields import ARGOCD_MANAGERS
@@ -98,21 +98,28 @@ def _shared(f: FieldFacts) -> Verdict | None:
 
 
 def _normalization(f: FieldFacts) -> Verdict | None:
-    why = equivalent(f.delta.desired, f.delta.live, f.delta.path)
-    if why is not None:
-        return replace(_normalised(f, why), server_side_diff_hides=True)
     delta, ref = f.delta, f.obj.ref
-    if delta.live is not MISSING or delta.desired is MISSING or f.others:
-        return None
-    # Git writes a value the server does not keep: the schema's default, or a false/0 that omitempty drops
-    proof = dropped(ref.group, ref.kind, ref.version, delta.path, delta.desired, f.obj.crd())
+    gone = delta.live is MISSING and delta.desired is not MISSING and not f.others
+    # a field the built-in type does not have comes first: "{} is the same as absent" would hide the real fix
+    proof = undeclared_builtin(ref.group, ref.kind, ref.version, delta.path) if gone else None
     if proof is None:
-        return None
+        why = equivalent(delta.desired, delta.live, delta.path)
+        if why is not None:
+            return replace(_normalised(f, why), server_side_diff_hides=True)
+        if not gone:
+            return None
+        # Git writes a value the server does not keep: the schema's default, or a false/0 that omitempty drops
+        proof = dropped(ref.group, ref.kind, ref.version, delta.path, delta.desired, f.obj.crd())
+        if proof is None:
+            return None
+    reason = wording.REASON_DROPPED_DEFAULT
+    if proof.pruned:
+        reason = wording.REASON_UNDECLARED if proof.builtin else wording.REASON_PRUNED
     return Verdict(
         "normalization",
         "confirmed" if proof.certain else "likely",
         f.writer(),
-        (wording.REASON_PRUNED if proof.pruned else wording.REASON_DROPPED_DEFAULT).format(source=proof.source),
+        reason.format(source=proof.source),
         [
             (wording.EVIDENCE_PRUNED if proof.pruned else wording.EVIDENCE_DEFAULT).format(
                 source=proof.source, pattern=proof.pattern or delta.pointer

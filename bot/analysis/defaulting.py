@@ -34,6 +34,7 @@ from typing import Any
 
 from bot.analysis.canonical import deep_equal
 from bot.analysis.pointer import Token, escape
+from bot.analysis.remarshal import undeclared
 from bot.analysis.schema import is_known
 
 _LITERAL = re.compile(r"^[A-Za-z0-9_./%:-]*$")
@@ -51,6 +52,8 @@ class Proof:
     certain: bool
     pruned: bool = False
     """The field is not declared by the CRD's schema: the server prunes it (not a default)."""
+    builtin: bool = False
+    """With ``pruned``: the schema is a built-in kind's Go type (``source`` names it), not a CRD."""
 
 
 @dataclass(frozen=True)
@@ -215,11 +218,26 @@ def allocated(group: str, kind: str, path: Sequence[Token]) -> bool:
     return any(_matches(p, path) for p in _ALLOCATED.get((group, kind), ()))
 
 
+def undeclared_builtin(group: str, kind: str, version: str, path: Sequence[Token]) -> Proof | None:
+    """Why a field Git sets in a built-in kind is absent live: the kind's Go type has no such field, so the API server
+    drops it (with a warning; strict field validation refuses it)."""
+    found = undeclared(f"{group}/{version}" if group else version, kind, path)
+    if found is None:
+        return None
+    depth, type_name = found
+    pointer = "/" + "/".join(escape(t) for t in path[: depth + 1])
+    return Proof(f"the Kubernetes type {type_name}", pointer, True, pruned=True, builtin=True)
+
+
 def dropped(
     group: str, kind: str, version: str, path: tuple[Token, ...], value: Any, crd: dict[str, Any] | None
 ) -> Proof | None:
     """Why Git's ``value``, absent live, means the same as absent: it is the default, or a zero the API drops."""
-    proof = proves(group, kind, version, path, value, crd) or pruned(version, path, crd)
+    proof = (
+        undeclared_builtin(group, kind, version, path)
+        or proves(group, kind, version, path, value, crd)
+        or pruned(version, path, crd)
+    )
     if proof is not None:
         return proof
     if value is False or (type(value) in (int, float) and value == 0):

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from bot.analysis.pointer import Token, join
 from bot.wording import report as wording
 
 _QTY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
@@ -91,14 +94,14 @@ def _empty(value: Any) -> bool:
 class _NotDecodable(ValueError):
     """The Go decoder would refuse the object: remarshal then leaves it as it is.
 
-    ``args``: (the field's path, what it is not: a key of ``wording.report.NOT_DECODABLE``).
+    ``args``: (the field's path as tokens, what it is not: a key of ``wording.report.NOT_DECODABLE``).
     """
 
 
 _SCALARS: dict[str, tuple[type, ...]] = {"string": (str,), "bool": (bool,), "number": (int, float)}
 
 
-def _walk(value: Any, ref: str, path: str, strict: bool = True) -> Any:
+def _walk(value: Any, ref: str, path: tuple[Token, ...], strict: bool = True) -> Any:
     if value is None:
         return None
     if ref in _SCALARS:
@@ -113,11 +116,11 @@ def _walk(value: Any, ref: str, path: str, strict: bool = True) -> Any:
     if ref.startswith("[]"):
         if not isinstance(value, list):
             raise _NotDecodable(path, "list")
-        return [_walk(v, ref[2:], f"{path}[{i}]", strict) for i, v in enumerate(value)]
+        return [_walk(v, ref[2:], (*path, i), strict) for i, v in enumerate(value)]
     if ref.startswith("map[]"):
         if not isinstance(value, dict):
             raise _NotDecodable(path, "map")
-        return {k: _walk(v, ref[5:], f"{path}.{k}", strict) for k, v in value.items()}
+        return {k: _walk(v, ref[5:], (*path, k), strict) for k, v in value.items()}
     fields = _data()["types"].get(ref)
     if fields is None:
         return value
@@ -126,7 +129,7 @@ def _walk(value: Any, ref: str, path: str, strict: bool = True) -> Any:
     out = {}
     for key, v in value.items():
         spec = fields.get(key)
-        where = f"{path}.{key}" if path else key
+        where = (*path, key)
         if spec is None:
             if not strict:
                 continue  # what a decoder without DisallowUnknownFields does
@@ -152,32 +155,93 @@ def known(api_version: str, kind: str) -> bool:
     return _root(api_version, kind) is not None
 
 
+KNOWN_TYPE_FIELDS: dict[tuple[str, str], tuple[tuple[tuple[str, ...], str], ...]] = {
+    ("argoproj.io", "Rollout"): ((("spec", "template", "spec"), "api/core/v1.PodSpec"),),
+}
+"""Fields of custom resources Argo CD re-encodes through a Kubernetes type by default (argo-cd's knownTypesNormalizer:
+an Argo Rollout's pod template is a PodSpec), leniently: unknown keys are dropped, a value it cannot decode stays."""
+
+
+def _known_type_fields(obj: dict[str, Any]) -> dict[str, Any]:
+    group = str(obj.get("apiVersion") or "").rpartition("/")[0]
+    fields = KNOWN_TYPE_FIELDS.get((group, str(obj.get("kind") or "")))
+    if not fields:
+        return obj
+    out = obj
+    for path, ref in fields:
+        parent: Any = out
+        for key in path[:-1]:
+            parent = parent.get(key) if isinstance(parent, dict) else None
+        if not isinstance(parent, dict) or not isinstance(parent.get(path[-1]), dict):
+            continue
+        try:
+            value = _walk(parent[path[-1]], ref, path, strict=False)
+        except _NotDecodable:
+            continue
+        out = json.loads(json.dumps(out))  # a copy: the caller's object is never changed
+        target = out
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return out
+
+
 def remarshal(obj: dict[str, Any], *, strict: bool = True) -> dict[str, Any]:
-    """``obj`` as Argo CD's legacy diff sees it after the round trip; an unknown kind unchanged.
+    """``obj`` as Argo CD's legacy diff sees it after the round trip; an unknown kind unchanged (but for the fields
+    of :data:`KNOWN_TYPE_FIELDS`).
 
     ``strict=False``: as it would be if its unknown fields were gone (what fixing them in Git would give).
     """
     root = _root(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
     if root is None:
-        return obj
+        return _known_type_fields(obj)
     try:
-        out: dict[str, Any] = _walk(obj, root, "", strict)
+        out: dict[str, Any] = _walk(obj, root, (), strict)
     except _NotDecodable:
         return obj  # gitops-engine logs the decoding error and diffs the object as it is
     out["apiVersion"], out["kind"] = obj["apiVersion"], obj["kind"]
     return out
 
 
-def refusal(obj: dict[str, Any]) -> tuple[str, str] | None:
-    """Why Argo CD cannot round-trip ``obj`` through its Go type: (the field's path, what is wrong with it).
+@dataclass(frozen=True)
+class Refusal:
+    """Why Argo CD cannot round-trip an object through its Go type."""
 
-    ``None`` when it can, or when the kind has no Go type (custom resources are never round-tripped).
-    """
+    pointer: str
+    """The field that makes the decoder refuse the object."""
+    problem: str
+    """What is wrong with it, in words (``wording.report.NOT_DECODABLE``)."""
+
+
+def refusal(obj: dict[str, Any]) -> Refusal | None:
+    """Why Argo CD cannot round-trip ``obj`` through its Go type, or ``None`` when it can or when the kind has no Go
+    type (custom resources are never round-tripped)."""
     root = _root(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
     if root is None:
         return None
     try:
-        _walk(obj, root, "")
+        _walk(obj, root, ())
     except _NotDecodable as e:
-        return str(e.args[0]), wording.NOT_DECODABLE[e.args[1]]
+        return Refusal(join(e.args[0]), wording.NOT_DECODABLE[e.args[1]])
+    return None
+
+
+def undeclared(api_version: str, kind: str, path: Sequence[Token]) -> tuple[int, str] | None:
+    """Where ``path`` leaves the Go type of a built-in kind: (how many tokens are declared, the type that lacks the
+    next one, as ``Container (core/v1)``); ``None`` when every step is declared, or the kind is not built in."""
+    ref = _root(api_version, kind)
+    for depth, tok in enumerate(path):
+        if ref is None:
+            return None
+        if ref.startswith("[]") and isinstance(tok, int):
+            ref = ref[2:]
+        elif ref.startswith("map[]") and isinstance(tok, str):
+            ref = ref[5:]
+        elif (fields := _data()["types"].get(ref)) is not None and isinstance(tok, str):
+            if tok not in fields:
+                package, _, name = ref.rpartition(".")
+                return depth, f"{name} ({package.removeprefix('api/').removeprefix('apimachinery/pkg/apis/')})"
+            ref = fields[tok]["type"]
+        else:
+            return None
     return None

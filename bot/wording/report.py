@@ -262,6 +262,11 @@ REASON_PRUNED = (
     "{source} does not declare this field, so the API server prunes it when it stores the object: remove it from "
     "Git, or declare it in the CRD"
 )
+REASON_UNDECLARED = (
+    "{source} has no such field, so the API server drops it when it stores the object (with a warning; strict field "
+    "validation refuses it), and while Git has it Argo CD's legacy diff compares the whole object as written, "
+    "canonical forms included (argoproj/argo-cd#16400): remove it from Git, or move it where the type has it"
+)
 EVIDENCE_PRUNED = "{source} declares no {pattern} (and keeps no unknown fields there)"
 REASON_MASKED_RENDER = (
     "Argo CD applied this same revision at its last sync and wrote another value than it renders now (Secret "

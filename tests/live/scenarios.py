@@ -286,6 +286,13 @@ def quantities(s: Script) -> None:
     s.argocd(s.track(deployment(container={"resources": {"limits": {"cpu": "1000m", "memory": "1024Mi"}}})))
 
 
+def unknown_field_and_quantities(s: Script) -> None:
+    # a StatefulSet's serviceName copied into a Deployment: the server drops it (a warning; kubectl would refuse it)
+    obj = s.track(deployment(container={"resources": {"limits": {"cpu": "1000m", "memory": "1024Mi"}}}))
+    obj["spec"]["serviceName"] = "web"
+    s.argocd(obj)
+
+
 def crd_defaults_and_pruning(s: Script) -> None:
     install_crd(s, DATABASE_CRD)
     s.argocd(s.track({"apiVersion": "db.example.com/v1", "kind": "Database", "metadata": {"name": "orders"},
@@ -370,9 +377,10 @@ SCENARIOS: tuple[Scenario, ...] = (
              (Expect(DEP, "web", IMAGE, "mutating-webhook", "argocd-controller", ssd=False),)),
     Scenario("webhook-injects-ssa", "ssa", webhook,
              (Expect(DEP, "web", IMAGE, "mutating-webhook", "argocd-controller", ssd=False),)),
-    # Argo CD's legacy diff round-trips through the Go type: clusterIP "" is omitempty, so it shows nothing.
+    # Argo CD's legacy diff round-trips Git's object through the Go type: clusterIP "" is omitempty and vanishes, but
+    # the last-applied configuration still has it, so the three-way patch deletes the allocated IP: it shows.
     Scenario("service-cluster-ip-empty", "csa", service_defaults,
-             (Expect("Service", "web", "/spec/clusterIP", "api-defaulting", None, legacy=False, ssd=False),)),
+             (Expect("Service", "web", "/spec/clusterIP", "api-defaulting", None, ssd=False),)),
     # Argo CD's legacy and structured-merge diffs both apply the type's defaults: only explain shows it (issue 21).
     Scenario("networkpolicy-protocol-default-csa", "csa", networkpolicy_protocol,
              (Expect("NetworkPolicy", "web", PROTOCOL, "api-defaulting", "argocd-controller", legacy=False,
@@ -384,6 +392,13 @@ SCENARIOS: tuple[Scenario, ...] = (
         Expect(DEP, "web", f"{LIMITS}/cpu", "normalization", "argocd-controller", legacy=False, ssd=False),
         Expect(DEP, "web", f"{LIMITS}/memory", "normalization", "argocd-controller", legacy=False, ssd=False),
     )),
+    # One field the Deployment type does not have: Argo CD's legacy diff skips the Go-type round trip
+    # (argoproj/argo-cd#16400) and shows the quantities too; server-side diff's dry-run apply is refused.
+    Scenario("unknown-field-shows-quantities", "csa", unknown_field_and_quantities, (
+        Expect(DEP, "web", "/spec/serviceName", "normalization", None),
+        Expect(DEP, "web", f"{LIMITS}/cpu", "normalization", "argocd-controller", ssd=False),
+        Expect(DEP, "web", f"{LIMITS}/memory", "normalization", "argocd-controller", ssd=False),
+    ), ssd_error=f".spec.serviceName{NOT_DECLARED}"),
     # Client-side apply: a server-side apply of an undeclared field is refused, and so is server-side diff's dry run.
     Scenario("crd-defaults-and-pruned-field", "csa", crd_defaults_and_pruning,
              (Expect("Database", "orders", "/spec/replicas", "normalization", None),),

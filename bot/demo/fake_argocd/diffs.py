@@ -3,8 +3,9 @@
 Before anything is compared, both sides go through gitops-engine's ``remarshal`` (the round trip of a built-in kind
 through its Go type: ``1024Mi`` is ``1Gi``, an empty omitempty field vanishes). That one is ``bot.analysis.remarshal``:
 the stand-in's answers are held to Argo CD's own (argodiff) by tests/test_argocd_standin.py, so sharing it cannot
-hide a bug in it. So is ``three_way_live``: what the three-way diff leaves out of the live object before it computes
-the patch (beyond the last applied configuration: all of a custom resource, a StatefulSet's volumeClaimTemplates).
+hide a bug in it. So are ``three_way_live`` (what the three-way diff leaves out of the live object before it computes
+the patch: beyond the last applied configuration, all of a custom resource, a StatefulSet's volumeClaimTemplates)
+and ``three_way_config`` (what the patch deletes: set by the last applied configuration, no longer by Git).
 
 Guarantees: ``predict_live`` merges as ``kubectl apply`` would (strategic merge with the merge keys of
 ``bot/analysis/data/mergekeys.json`` for built-in kinds, read as plain JSON so that the fake shares no code with the
@@ -21,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from bot.analysis.argocdview import three_way_live
+from bot.analysis.argocdview import three_way_config, three_way_live
 from bot.analysis.remarshal import remarshal
 from bot.demo.fake_argocd.masking import _is_secret, normalize_secret
 from bot.demo.fake_argocd.objects import Obj, _state, object_key, split_api_version
@@ -113,7 +114,8 @@ def predict_live(live: Obj, target: Obj) -> Obj:
         normalize_secret(target)  # Argo CD compares a Secret's stringData as data
     lists = list_semantics(str(target.get("apiVersion", "")), str(target.get("kind", "")))
     seen = three_way_live(target, live)
-    merged: Obj = json.loads(json.dumps(_merge(live, target, "", lists, seen)))  # one deep copy of the shared parts
+    patch = three_way_config(target, live)  # what the last applied configuration set and Git no longer does: null
+    merged: Obj = json.loads(json.dumps(_merge(live, patch, "", lists, seen)))  # one deep copy of the shared parts
     return merged
 
 
