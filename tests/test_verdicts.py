@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.analysis import explain
 from bot.model import Finding
+from bot.wording import report as wording
 from tests.conftest import deployment, entry, live_of
 
 TOLERATION = {"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}
@@ -117,8 +118,9 @@ def test_the_crd_schema_in_the_context_proves_a_default_when_the_value_agrees() 
     f = only(explain([d], [live], [crd(3)], app="shop").findings)
     assert (f.cause, f.confidence) == ("api-defaulting", "confirmed")
     assert any("widgets.example.com" in e for e in f.evidence)
-    # the narrowest leaf, in every item: never the whole list
-    assert f.fix.rule is not None and f.fix.rule.get("jqPathExpressions") == [".spec.parts[].size"]
+    # Argo CD's three-way diff leaves out what a custom resource has beyond Git's: it never shows it, so no rule
+    assert not f.shown_by_argocd and f.fix.rule is None and f.fix.action == "change-source"
+    assert wording.NOT_SHOWN_LIVE_ONLY.format(kind="Widget") in f.explanation
     assert only(explain([d], [live], [crd(5)], app="shop").findings).cause != "api-defaulting"
 
 
@@ -451,9 +453,15 @@ def test_a_claims_volume_name_left_empty_in_git_is_the_binders_and_deleted_from_
         {**entry("kube-controller-manager", {"f:spec": {"f:volumeName": {}}}), "apiVersion": "v1"},
     ]
     f = only(explain([d], [live], app="db").findings)
-    assert f.cause == "operator" and f.fix.action == "change-source" and f.fix.fallback
+    assert f.cause == "operator" and f.fix.action == "change-source"
     assert (f.fix.alternative or "").startswith('Delete `volumeName: ""` from Git')
     assert "Render what the controller writes" not in (f.fix.alternative or "")
+    # Argo CD's round trip drops the empty value (omitempty): shown only while the last-applied configuration has it,
+    # as then the three-way patch deletes the bound volume's name
+    assert not f.shown_by_argocd and f.fix.rule is None
+    live["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": json.dumps(d)}
+    f = only(explain([d], [live], app="db").findings)
+    assert f.shown_by_argocd and f.fix.action == "change-source" and f.fix.fallback and f.fix.rule is not None
 
 
 def test_short_values_keep_empty_and_padded_strings_visible() -> None:

@@ -183,6 +183,10 @@ def explain(
         report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=app))
     if report.ignored:
         report.notes.append(wording.ALREADY_IGNORED.format(count=wording.plural(wording.DIFFERENCES, report.ignored)))
+    hidden = sum(not f.shown_by_argocd for f in report.findings)
+    if hidden:
+        total = wording.plural(wording.DIFFERENCES, len(report.findings))
+        report.notes.append(wording.NOT_SHOWN_NOTE.format(count=hidden, total=total))
     report.findings.sort(key=Finding.sort_key)
     return report
 
@@ -192,7 +196,7 @@ def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None, argo: ArgoV
     verdict = decide(delta, inp)
     shown = argo.shows(delta.pointer, verdict.server_side_diff_hides)
     fix = propose(verdict.cause, delta, ref, inp.desired, inp.live, alternative=verdict.alternative,
-                  who=verdict.who, allocated=verdict.allocated)  # fmt: skip
+                  who=verdict.who, allocated=verdict.allocated, shown=shown)  # fmt: skip
     pointer = delta.pointer
     desired = masking.mask(ref.group, ref.kind, pointer, delta.desired)
     live = masking.mask(ref.group, ref.kind, pointer, delta.live)

@@ -352,12 +352,15 @@ def _hidden(hides: list[str], live: dict[str, Any]) -> Iterator[Path]:
 
 def propose(
     cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any], live: dict[str, Any],
-    *, alternative: str | None = None, who: str | None = None, allocated: bool = False,
+    *, alternative: str | None = None, who: str | None = None, allocated: bool = False, shown: bool = True,
 ) -> Fix:  # fmt: skip
     """The fix of one finding: its action, its rule when the cause warrants one (verified), its better fix and what
     not to do, which never goes against this fix. ``allocated``: Git leaves empty a field the cluster allocates, so
-    deleting it from Git is the fix and a rule only a fallback."""
+    deleting it from Git is the fix and a rule only a fallback. ``shown=False``: Argo CD's own diff does not show the
+    difference, so neither a rule nor another diff mode changes anything: what is left is the better fix in Git."""
     fix = _propose(cause, delta, ref, desired, live, alternative)
+    if not shown:
+        fix = Fix(action="change-source", alternative=fix.alternative)
     if allocated:
         fix.action = "change-source"
         fix.fallback = fix.rule is not None

@@ -161,6 +161,8 @@ def avoid_for(
     lines = list(AVOID.get(cause, ()))
     if allocated:
         lines = [line for line in lines if "Git writes the default" not in line] + list(AVOID_ALLOCATED)
+    if not rule:  # no rule proposed: nothing to keep or drop
+        lines = [line for line in lines if "the fallback rule" not in line]
     wanted = recommends(rule, action, writes_git)
     return [line.format(who=who or THE_API_SERVER) for line in lines if not forbids(line) & wanted]
 
@@ -410,6 +412,10 @@ INCOMPLETE = (
 )
 NO_APP = "No --app given and no tracking annotation found: shared-resource detection is off."
 ALREADY_IGNORED = "Already covered by existing ignoreDifferences rules: {count}."
+NOT_SHOWN_NOTE = (
+    "Argo CD's own diff does not show {count} of these {total} (each finding says why): they do not make the app "
+    "OutOfSync, and need no ignore rule."
+)
 NO_NARROW_RULE = (
     "no ignore rule can hide this without also hiding values Git sets (list items are selected by content or key, "
     "and none tells these apart), so none is proposed"
