@@ -16,6 +16,10 @@ in :data:`LINES` (the key checks run against each); call
 Modes: ``legacy`` (three-way, the default), ``structured-merge`` (an app syncing with ``ServerSideApply=true``) and
 ``server-side`` (``ServerSideDiff=true``: a server-side apply dry-run by ``argocd-controller`` on the API server of
 ``kubeconfig``; ``include_mutation_webhook=True`` is the compare option ``IncludeMutationWebhook=true``).
+``structured-merge`` also needs ``kubeconfig``: Argo CD's controller always gives the diff the schema of the
+destination cluster (its GVK parser, built from the server's OpenAPI document; custom resources need their CRD
+there, see tests/served_kinds.py), and without it gitops-engine's structured-merge diff would take every list as
+atomic (a Deployment's containers, a webhook configuration's webhooks), a verdict no Argo CD gives.
 """
 
 from __future__ import annotations
@@ -146,6 +150,10 @@ class ArgoDiff:
         ``argocd-cm`` (e.g. ``{"resource.customizations.ignoreDifferences.apps_Deployment": "jsonPointers: ..."}``,
         ``{"resource.compareoptions": "ignoreResourceStatusField: none"}``). Desired objects carry their namespace
         (Argo CD sets the destination namespace before diffing)."""
+        if mode == "structured-merge" and not kubeconfig:
+            # Argo CD's controller always diffs with the schema of the destination cluster (controller/state.go:
+            # WithGVKParser); without one gitops-engine takes every list as atomic, which no controller does.
+            raise ArgoDiffError("mode structured-merge needs kubeconfig: the API server whose schema Argo CD reads")
         body = {
             "mode": mode,
             "ignoreDifferences": list(ignore_differences),

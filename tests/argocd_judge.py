@@ -9,8 +9,10 @@ A rule argo-why proposes makes two promises, and both are checked here by Argo C
    (each leaf of the desired object, in Git and, where the live object holds the same value at the same place, live)
    still makes the object modified.
 
-:func:`assert_rule_holds` is the reusable check (the live casebook calls it with objects read from a real API
-server); :func:`judge_scenario` runs it on a casebook-format folder with the rules ``explain`` proposes there.
+:func:`assert_rule_holds` is the reusable check (objects read from a real API server can be given to it);
+:func:`judge_scenario` runs it on a casebook-format folder with the rules ``explain`` proposes there, in each diff
+mode asked: ``legacy``, and ``structured-merge`` (an app syncing with ``ServerSideApply=true``) on the schema of a
+real API server serving the scenario's kinds, as Argo CD's controller diffs (tests/served_kinds.py).
 Differences that have no rule (a manual edit, a nondeterministic render) are first put back to Git's value in the
 live object, so that what is judged is the rule alone.
 """
@@ -32,6 +34,7 @@ from bot.analysis.pointer import MISSING, Path, covers, join, resolve, split
 from bot.analysis.rules import rule_paths
 from bot.model import Finding
 from tests.argocd_diff import ArgoDiff, Mode
+from tests.served_kinds import ServedKinds
 
 _SKIPPED_TOP = frozenset({"apiVersion", "kind", "status"})
 _METADATA_KEPT = frozenset({"labels", "annotations"})
@@ -94,6 +97,21 @@ def _changed(value: Any) -> Any:
     return f"{value}-changed"
 
 
+def _fresh(obj: Any, leaf: Sequence[Any], value: Any) -> Any:
+    """:func:`_changed`, and never the value a sibling list item holds at the same key: ``containerPort`` 9093 made
+    9094 next to a port 9094 is an object the API server refuses (duplicate keys of a list-map) and Argo CD's
+    structured-merge diff too, so it says nothing about the rule."""
+    new = _changed(value)
+    if len(leaf) >= 2 and isinstance(leaf[-2], int):
+        siblings = resolve(obj, leaf[:-2])
+        taken = {json.dumps(s.get(leaf[-1]), sort_keys=True) for s in siblings if isinstance(s, dict)}
+        for _ in range(10):
+            if json.dumps(new, sort_keys=True) not in taken:
+                break
+            new = _changed(new)
+    return new
+
+
 def _set(obj: Any, path: Sequence[Any], value: Any) -> None:
     parent = resolve(obj, path[:-1])
     last = path[-1]
@@ -126,6 +144,10 @@ def assert_rule_holds(
     """Argo CD's verdict on ``rules`` for one object: raises :class:`RuleDoesNotHold` unless the object is not
     modified with them, and every Git-managed leaf outside ``hides`` (pointers, on the live object, that the rule
     is stated to hide; by default what our reading of the rule selects) still shows as modified when it changes."""
+    if mode != "legacy" and not kubeconfig:
+        # The controller always has the cluster's schema (see tests/served_kinds.py): without it gitops-engine's
+        # structured-merge diff takes every list as atomic, a verdict no Argo CD gives.
+        raise ValueError(f"mode {mode} is judged against an API server's schema: give its kubeconfig")
     desired = _with_namespace(desired, live)
     label = label or f"{desired.get('kind')}/{(desired.get('metadata') or {}).get('name')}"
     kw: dict[str, Any] = {"mode": mode, "ignore_differences": list(rules), "kubeconfig": kubeconfig}
@@ -150,11 +172,11 @@ def assert_rule_holds(
             continue  # inside the stated blast radius
         value = resolve(desired, leaf)
         git_change = copy.deepcopy(desired)
-        _set(git_change, leaf, _changed(value))
+        _set(git_change, leaf, _fresh(desired, leaf, value))
         cases.append((f"Git changes {pointer}", git_change, dict(live)))
         if resolve(live, leaf) == value:
             live_change = copy.deepcopy(dict(live))
-            _set(live_change, leaf, _changed(value))
+            _set(live_change, leaf, _fresh(live, leaf, value))
             cases.append((f"someone changes {pointer} live", desired, live_change))
     if cases:
         answer = argocd_diff.diff([(d, lv) for _, d, lv in cases], **kw)
@@ -227,12 +249,17 @@ def _desired_value(desired: dict[str, Any], live: dict[str, Any], path: Sequence
     return resolve(desired, path)
 
 
-def judge_scenario(argocd_diff: ArgoDiff, folder: FsPath, *, modes: Sequence[Mode] = ("legacy",)) -> list[Judgement]:
-    """Every rule ``explain`` proposes in a scenario folder, judged by Argo CD object by object, in each mode."""
+def judge_scenario(
+    argocd_diff: ArgoDiff, folder: FsPath, *, modes: Sequence[Mode] = ("legacy",), served: ServedKinds | None = None
+) -> list[Judgement]:
+    """Every rule ``explain`` proposes in a scenario folder, judged by Argo CD object by object, in each mode.
+    Modes other than ``legacy`` need ``served``: the API server whose schema Argo CD's diff reads, made to serve the
+    scenario's kinds (its CRDs from ``context.yaml``)."""
     spec = json.loads((folder / "case.json").read_text(encoding="utf-8"))
     desired = load_objects(folder / "desired.yaml")
     live = load_objects(folder / "live.yaml")
-    report = explain(desired, live, load_objects(folder / "context.yaml"), app=spec["app"])
+    context = load_objects(folder / "context.yaml")
+    report = explain(desired, live, context, app=spec["app"])
     by_object: dict[tuple[str, str, str], list[Finding]] = {}
     for f in report.findings:
         by_object.setdefault((f.resource.kind, f.resource.namespace or "", f.resource.name), []).append(f)
@@ -247,9 +274,15 @@ def judge_scenario(argocd_diff: ArgoDiff, folder: FsPath, *, modes: Sequence[Mod
         hides = sorted({h for f in findings if f.fix.rule for h in f.fix.hides})
         base_live = _reverted(lobj, findings, dict(dobj))
         for mode in modes:
+            kubeconfig = None
+            if mode != "legacy":
+                if served is None:
+                    raise ValueError(f"mode {mode} needs the API server that serves the scenario's kinds")
+                served.serve([dobj, lobj], context)
+                kubeconfig = served.kubeconfig
             out.append(
                 assert_rule_holds(
-                    argocd_diff, dobj, base_live, rules, hides=hides, mode=mode,
+                    argocd_diff, dobj, base_live, rules, hides=hides, mode=mode, kubeconfig=kubeconfig,
                     label=f"{folder.name}: {lobj.get('kind')}/{lobj['metadata'].get('name')}",
                 )
             )  # fmt: skip

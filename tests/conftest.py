@@ -213,3 +213,4 @@ def entry(
 from tests.argocd_diff import argocd_diff, argocd_diff_line, argodiff_helpers  # noqa: E402,F401
 from tests.kube_server import kube_api, kube_namespace, kube_server  # noqa: E402,F401
 from tests.redis_server import redis_server, redis_url  # noqa: E402,F401
+from tests.served_kinds import served_kinds  # noqa: E402,F401

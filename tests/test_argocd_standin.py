@@ -33,8 +33,10 @@ WHY_CASES = [*EXAMPLES, *(CASEBOOK / "cases" / c for c in sorted(p.name for p in
 
 KNOWN: dict[tuple[str, str, str], str] = {
     ("shared-namespace-two-apps", "Namespace", "observability"): (
-        "Argo CD keeps the Namespace's status in both states although the default ignoreResourceStatusField "
-        "(all) adds a /status rule for */*; the stand-in drops it from both. Same 'modified', no field differs"
+        "Argo CD's legacy diff runs Kubernetes' defaulting functions on both states after its normalizers "
+        "(gitops-engine applyPatch): SetDefaults_NamespaceStatus puts status.phase Active back after the /status "
+        "rule removed it, and the kubernetes.io/metadata.name label is added; the stand-in runs no defaulting "
+        "functions. Same 'modified', no field Git sets differs"
     ),
 }
 """The disagreements on the demo's examples not fixed here, each with its reason: the test checks they still differ

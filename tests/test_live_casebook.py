@@ -5,8 +5,10 @@ and reads everything back from the server. Then:
 
 * ``argo-why explain --format json`` (the CLI, in a subprocess) on the desired manifests, the live objects with
   their managedFields and the context objects must name the scripted writer and cause for exactly the drifted
-  fields, and propose rules that hide those fields and no field Git manages; Argo CD's own diff (argodiff) confirms
-  that the proposed rules leave the object in sync;
+  fields, and propose rules that hide those fields and no field Git manages; Argo CD's own diff (argodiff), in the
+  app's diff mode (structured-merge, on this server's schema, for an app syncing with ``ServerSideApply=true``),
+  confirms that the proposed rules leave the object in sync, and judges their blast radius leaf by leaf
+  (tests/argocd_judge.py ``assert_rule_holds``);
 * ``argo-why why`` against the stand-in Argo CD, whose ``managed-resources`` are computed by Argo CD's diff in the
   app's diff mode (legacy three-way or structured-merge, and server-side diff: a dry-run apply by
   ``argocd-controller`` on the real server), with the cluster context read from the real server by the kubernetes
@@ -36,6 +38,7 @@ from bot.demo.fake_argocd.objects import _state
 from bot.why import investigate
 from bot.wording.report import DIFF_MODE_NOTE, SERVER_SIDE_DIFF_BETTER
 from tests.argocd_diff import ArgoDiff, ArgoDiffError, Mode
+from tests.argocd_judge import assert_rule_holds
 from tests.conftest import ROOT
 from tests.fakes.argocd import FakeArgoCD, build_application
 from tests.kube_server import KubeServer
@@ -200,12 +203,27 @@ def test_explain_gives_the_scripted_verdict(
     rules = check_rules_hide_exactly_the_drift(ran, report)
     if rules:  # Argo CD's own diff, with the proposed rules as the Application's ignoreDifferences
         mode = diff_mode(ran.scenario, False)
-        answer = argocd_diff.diff(list(zip(ran.desired, ran.live, strict=True)), mode=mode, ignore_differences=rules)
+        answer = argocd_diff.diff(
+            list(zip(ran.desired, ran.live, strict=True)), mode=mode, ignore_differences=rules,
+            kubeconfig=kube_server.kubeconfig if mode != "legacy" else None,
+        )  # fmt: skip
         drifted = {f["pointer"] for f in report["findings"]}
         left = [(r.name, p) for r in answer if r.modified for p in differing_pointers(r)]
         assert not [x for x in left if any(covers(d, x[1]) or covers(x[1], d) for d in drifted)], differences(answer)
-        if mode == "legacy":
-            assert not answer.modified, differences(answer)
+        assert not answer.modified, differences(answer)
+        # and the blast radius, judged by Argo CD leaf by leaf (tests/argocd_judge.py) in the app's diff mode
+        for desired, live in zip(ran.desired, ran.live, strict=True):
+            key = (desired["kind"], desired["metadata"]["name"])
+            mine = [
+                f for f in report["findings"]
+                if f["fix"]["rule"] is not None and (f["resource"]["kind"], f["resource"]["name"]) == key
+            ]  # fmt: skip
+            if mine:
+                assert_rule_holds(
+                    argocd_diff, desired, live, [f["fix"]["rule"] for f in mine],
+                    hides=sorted({h for f in mine for h in f["fix"]["hides"]}), mode=mode,
+                    kubeconfig=kube_server.kubeconfig if mode != "legacy" else None, label=f"{name}: {desired['kind']}",
+                )  # fmt: skip
 
 
 def differing_pointers(r: Any) -> dict[str, tuple[Any, Any]]:
@@ -269,7 +287,7 @@ async def test_why_reports_what_the_diff_mode_shows(
         with pytest.raises(ArgoDiffError, match=re.escape(ran.scenario.ssd_error)):
             argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig)
         return
-    answer = argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig if server_side_diff else None)
+    answer = argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig if mode != "legacy" else None)
     diffs = resource_diffs(ran, answer)
     app = application(ran.namespace, ran.scenario.sync, server_side_diff=server_side_diff)
     app = {**app, "status": build_application(APP, ran.namespace, diffs)["status"]}
