@@ -64,6 +64,15 @@ def slack() -> Iterator[FakeSlack]:
         yield fake
 
 
+def without_nulls(obj: Any) -> Any:
+    """``obj`` as the API server stores it: no nulls, at any depth."""
+    if isinstance(obj, dict):
+        return {k: without_nulls(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, list):
+        return [without_nulls(v) for v in obj]
+    return obj
+
+
 def explain_case(folder: Path, app: str, *, shown_only: bool = False) -> Report:
     """``explain`` on a scenario folder's files (desired, live, context, desired-again), as the casebook runs it.
 

@@ -28,6 +28,7 @@ from bot.analysis.remarshal import canonical_quantity
 from bot.model import Report
 from bot.wording import report as wording
 from tests.argocd_diff import ArgoDiff, ResourceDiff
+from tests.conftest import without_nulls
 
 QUANTITIES = ["1", "1000m", "500m", "0.5", "1Gi", "1024Mi", "2Gi", "2048Mi", "1e3", "1k", "100m", "0.1"]
 NOT_SHOWN = (wording.NOT_SHOWN_ROUNDTRIP, wording.NOT_SHOWN_DEFAULTED, wording.NOT_SHOWN_LIVE_ONLY)
@@ -69,14 +70,6 @@ def stored(quantity: str) -> str:
     return canonical
 
 
-def _strip_nones(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: _strip_nones(v) for k, v in obj.items() if v is not None}
-    if isinstance(obj, list):
-        return [_strip_nones(v) for v in obj]
-    return obj
-
-
 def _meta(kind: str, name: str = "web") -> dict[str, Any]:
     tracking = {"argocd.argoproj.io/tracking-id": f"shop:/{kind}:shop/{name}"}
     return {"name": name, "namespace": "shop", "annotations": tracking}
@@ -110,7 +103,7 @@ def test_deployments(
         del live["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"]
     if last_applied:
         live["metadata"]["annotations"][LAST_APPLIED] = json.dumps(desired)
-    report = check(argocd_diff, desired, _strip_nones(live))
+    report = check(argocd_diff, desired, without_nulls(live))
     if unknown is not None:  # the field itself is a finding, and every canonical form Argo CD now shows names it
         field = f"spec.template.spec.containers[name=app].{unknown}"
         [own] = [f for f in report.findings if f.path == field]
@@ -119,7 +112,7 @@ def test_deployments(
         # the others name it exactly when Argo CD stops showing them once it is gone from Git
         fixed = copy.deepcopy(desired)
         del fixed["spec"]["template"]["spec"]["containers"][0][unknown]
-        [after] = argocd_diff.diff([(fixed, _strip_nones(live))]).resources
+        [after] = argocd_diff.diff([(fixed, without_nulls(live))]).resources
         for f in report.findings:
             if f is not own and f.shown_by_argocd:
                 named = f"({field} is not a field of its type)" in f.explanation
@@ -138,7 +131,7 @@ def test_networkpolicies_and_kubernetes_defaulting(
 ) -> None:
     def policy(port: int, protocol: str | None) -> dict[str, Any]:
         ports: dict[str, Any] = {"port": port, "protocol": protocol}
-        out: dict[str, Any] = _strip_nones({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+        out: dict[str, Any] = without_nulls({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
                              "metadata": _meta("NetworkPolicy"),
                              "spec": {"podSelector": {}, "ingress": [{"ports": [ports]}]}})  # fmt: skip
         return out
@@ -199,7 +192,7 @@ def test_custom_resources_list_items(
         if defaults:
             backend.update(group="", kind="Service")
             parent.update(group="gateway.networking.k8s.io", kind="Gateway")
-        out: dict[str, Any] = _strip_nones({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+        out: dict[str, Any] = without_nulls({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
                              "metadata": _meta("HTTPRoute"), "spec": {
                                  "hostnames": [hostname], "parentRefs": [parent],
                                  "rules": [{"backendRefs": [backend]}]}})  # fmt: skip

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from bot.analysis.diff import diff_objects
 from bot.analysis.remarshal import canonical_quantity, refusal, remarshal
 from tests.argocd_diff import ArgoDiff
-from tests.conftest import ROOT
+from tests.conftest import ROOT, without_nulls
 
 QUANTITIES = ["1", "1000m", "0.5", "500m", "1Gi", "1024Mi", "1536Mi", "1.5Gi", "2048Ki", "2Mi", "1e3", "1k", "1000",
               "100m", "0.1", "1073741824", "512Mi", "0.5Gi", "250m", "1e-3", "1m"]  # fmt: skip
@@ -57,15 +57,6 @@ def _ours_modified(desired: dict[str, Any], live: dict[str, Any]) -> bool:
     return bool(diff_objects(remarshal(desired), remarshal(live)))
 
 
-def _strip_nones(obj: Any) -> Any:
-    """The live side as the API server stores it: no nulls."""
-    if isinstance(obj, dict):
-        return {k: _strip_nones(v) for k, v in obj.items() if v is not None}
-    if isinstance(obj, list):
-        return [_strip_nones(v) for v in obj]
-    return obj
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     cpu=st.tuples(st.sampled_from(QUANTITIES), st.sampled_from(QUANTITIES)),
@@ -78,7 +69,7 @@ def test_deployments_modified_as_argocd_says(
     argocd_diff: ArgoDiff, cpu: tuple[str, str], memory: tuple[str, str], env: tuple[Any, Any], extra: dict[str, Any]
 ) -> None:
     desired = _deployment(cpu[0], memory[0], env[0], extra)
-    live = _strip_nones(_deployment(cpu[1], memory[1], env[1], {}))
+    live = without_nulls(_deployment(cpu[1], memory[1], env[1], {}))
     if env[1] == "absent":
         del live["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"]
     [argo] = argocd_diff.diff([(desired, live)]).resources
@@ -100,11 +91,11 @@ def test_services_and_configmaps_modified_as_argocd_says(
         spec["clusterIP"] = cluster_ip
     meta = {"name": "web", "namespace": "shop", "labels": labels}
     service = {"apiVersion": "v1", "kind": "Service", "metadata": meta, "spec": spec}
-    live_service = _strip_nones(copy.deepcopy(service))
+    live_service = without_nulls(copy.deepcopy(service))
     live_service["spec"]["clusterIP"] = "10.96.0.10"
     live_service["spec"]["ports"][0].pop("name", None) if not port_name else None
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "shop"}, "data": data}
-    live_cm = _strip_nones({**cm, "data": {k: v for k, v in (data or {}).items()} or None})
+    live_cm = without_nulls({**cm, "data": {k: v for k, v in (data or {}).items()} or None})
     answer = argocd_diff.diff([(service, live_service), (cm, live_cm)])
     assert [_ours_modified(service, live_service), _ours_modified(cm, live_cm)] == [
         r.modified for r in answer.resources
