@@ -34,10 +34,11 @@ def _served(request: pytest.FixtureRequest, mode: Mode) -> ServedKinds | None:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("folder", SCENARIOS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_proposed_rule_holds_in_argocd(
-    argocd_diff: ArgoDiff, folder: Path, mode: Mode, request: pytest.FixtureRequest
+    argocd_diff_line: ArgoDiff, folder: Path, mode: Mode, request: pytest.FixtureRequest
 ) -> None:
+    """On each Argo CD release line the helper is built for (tests/argocd_diff.py ``LINES``)."""
     spec = json.loads((folder / "case.json").read_text(encoding="utf-8"))
-    judged = judge_scenario(argocd_diff, folder, modes=[mode], served=_served(request, mode))
+    judged = judge_scenario(argocd_diff_line, folder, modes=[mode], served=_served(request, mode))
     # every object the verdict gives a rule to was judged, with its blast radius checked leaf by leaf
     ruled = {(e["resource"]["kind"], e["resource"]["name"]) for e in spec["expect"] if e.get("rule") is True}
     assert {tuple(j.object.split(": ", 1)[1].split("/", 1)) for j in judged} >= ruled
