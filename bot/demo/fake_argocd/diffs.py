@@ -8,8 +8,8 @@ the patch: beyond the last applied configuration, all of a custom resource, a St
 and ``three_way_config`` (what the patch deletes: set by the last applied configuration, no longer by Git).
 
 Guarantees: ``predict_live`` merges as ``kubectl apply`` would (strategic merge with the merge keys of
-``bot/analysis/data/mergekeys.json`` for built-in kinds, read as plain JSON so that the fake shares no code with the
-analysis it tests; a JSON merge patch for custom resources); ``resource_diff`` returns a ResourceDiff as
+``bot/analysis/data/mergekeys.json`` for built-in kinds, read as plain JSON: the merge is the fake's own, not the
+analysis'; a JSON merge patch for custom resources); ``resource_diff`` returns a ResourceDiff as
 ``managed-resources`` serves it, unmasked, its states encoded like Go's ``json.Marshal``, ``group``, ``namespace``
 and ``modified`` omitted when empty or false.
 """
