@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:  # the fakes are imported when a fixture first needs them
+    from bot.config import ArgoCDSettings
     from bot.model import Report
     from tests.fakes.argocd import FakeArgoCD
     from tests.fakes.kube import FakeKubernetes
@@ -89,6 +90,25 @@ def explain_case(folder: Path, app: str, *, shown_only: bool = False) -> Report:
     if shown_only:
         report.findings[:] = [f for f in report.findings if f.shown_by_argocd]
     return report
+
+
+def why_settings(argocd: FakeArgoCD, kube: FakeKubernetes, tmp_path: Path) -> ArgoCDSettings:
+    """Settings for ``argo-why why`` against the fake Argo CD and the fake Kubernetes API, both reset."""
+    from pydantic import SecretStr
+
+    from bot.config import ArgoCDSettings
+
+    argocd.reset()
+    kube.reset()
+    kubeconfig = kube.write_kubeconfig(tmp_path / "kubeconfig", context="fake")
+    return ArgoCDSettings(
+        url=argocd.url,
+        token=SecretStr(argocd.token),
+        retries=2,
+        timeout=5.0,
+        kubeconfig=str(kubeconfig),
+        cluster_contexts={"https://kubernetes.default.svc": "fake"},
+    )
 
 
 def serve_case(argocd: FakeArgoCD, kube: FakeKubernetes, case: str, **kw: Any) -> dict[str, Any]:

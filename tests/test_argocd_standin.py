@@ -14,18 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
-from bot.clients import argocd_factory, clusters
 from bot.config import ArgoCDSettings
-from bot.model import Report
-from bot.why import investigate
 from tests.argocd_diff import ArgoDiff
-from tests.conftest import CASEBOOK, ROOT, explain_case
+from tests.conftest import CASEBOOK, ROOT, explain_case, why_settings
 from tests.fakes.argocd import FakeArgoCD, app_from_case, argocd_diffs, build_application, case_pairs, python_diffs
 from tests.fakes.kube import FakeKubernetes, context_from_case
 from tests.kube_server import KubeServer
 from tests.test_go_tools import desired_deployment, kubectl_scale, read_deployment, server_side_apply
+from tests.test_why import verdicts, why
 
 EXAMPLES = sorted(p for p in (ROOT / "bot" / "demo" / "examples").iterdir() if (p / "case.json").is_file())
 
@@ -72,26 +69,7 @@ def test_the_demo_stand_in_agrees_with_argocd(argocd_diff_line: ArgoDiff, exampl
 
 @pytest.fixture
 def settings(argocd: FakeArgoCD, kube: FakeKubernetes, tmp_path: Path) -> ArgoCDSettings:
-    argocd.reset()
-    kube.reset()
-    kubeconfig = kube.write_kubeconfig(tmp_path / "kubeconfig", context="fake")
-    return ArgoCDSettings(
-        url=argocd.url,
-        token=SecretStr(argocd.token),
-        retries=2,
-        timeout=5.0,
-        kubeconfig=str(kubeconfig),
-        cluster_contexts={"https://kubernetes.default.svc": "fake"},
-    )
-
-
-async def why(settings: ArgoCDSettings, app: str, *, cluster: bool = True) -> Report:
-    async with argocd_factory(settings)() as client:
-        return await investigate(app, argocd=client, cluster=clusters(settings) if cluster else None)
-
-
-def verdicts(report: Report) -> set[tuple[str, str, str, str, str | None]]:
-    return {(f.resource.kind, f.resource.name, f.pointer, f.cause, f.writer.manager) for f in report.findings}
+    return why_settings(argocd, kube, tmp_path)
 
 
 KNOWN_WHY: dict[str, str] = {}

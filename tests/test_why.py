@@ -18,7 +18,7 @@ from bot.config import ArgoCDSettings
 from bot.model import Report
 from bot.sources.argocd import ArgoCDError
 from bot.why import investigate
-from tests.conftest import CASEBOOK, EXTRA, explain_case, serve_case
+from tests.conftest import CASEBOOK, EXTRA, explain_case, serve_case, why_settings
 from tests.fakes.argocd import FakeArgoCD, app_from_case
 from tests.fakes.kube import FakeKubernetes, context_from_case
 
@@ -31,17 +31,7 @@ EXTRA_CASES = sorted(
 
 @pytest.fixture
 def settings(argocd: FakeArgoCD, kube: FakeKubernetes, tmp_path: Path) -> ArgoCDSettings:
-    argocd.reset()
-    kube.reset()
-    kubeconfig = kube.write_kubeconfig(tmp_path / "kubeconfig", context="fake")
-    return ArgoCDSettings(
-        url=argocd.url,
-        token=SecretStr(argocd.token),
-        retries=2,
-        timeout=5.0,
-        kubeconfig=str(kubeconfig),
-        cluster_contexts={"https://kubernetes.default.svc": "fake"},
-    )
+    return why_settings(argocd, kube, tmp_path)
 
 
 async def why(settings: ArgoCDSettings, app: str, *, cluster: bool = True, **kw: Any) -> Report:
