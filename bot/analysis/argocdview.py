@@ -39,10 +39,6 @@ from bot.wording import report as wording
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
-def _pointers(desired: dict[str, Any], live: dict[str, Any]) -> frozenset[str]:
-    return frozenset(d.pointer for d in diff_objects(desired, live))
-
-
 def remove_fields(orig: Any, live: Any) -> Any:
     """gitops-engine's jsonutil.RemoveMapFields / RemoveListFields: keep of ``live`` only what ``orig`` has (list
     items by position; items beyond ``orig``'s stay, so that they show)."""
@@ -178,22 +174,22 @@ def view(
     answer = frozenset(reported) if reported is not None else None
     if mode == "server-side":
         return ArgoView(mode, kind, None, reported=answer)
-    config, live_rt = remarshal(desired), remarshal(live)
-    shown, defaulted = _legacy(config, live_rt)
-    trimmed = _pointers(config, live_rt) - shown - defaulted
+    shown, defaulted, trimmed = _legacy(remarshal(desired), remarshal(live))
     why = refusal(desired) or refusal(live)
     if why is None:
         return ArgoView(mode, kind, shown, defaulted, trimmed, reported=answer)
-    fixed, _ = _legacy(remarshal(desired, strict=False), remarshal(live, strict=False))
+    fixed, _, _ = _legacy(remarshal(desired, strict=False), remarshal(live, strict=False))
     return ArgoView(mode, kind, shown, defaulted, trimmed, why, fixed, desired, answer)
 
 
-def _legacy(config: dict[str, Any], live: dict[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
-    """The pointers the legacy (three-way) diff reports, and those its defaulting of the prediction hides."""
+def _legacy(config: dict[str, Any], live: dict[str, Any]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The pointers the legacy (three-way) diff reports, those its defaulting of the prediction hides, and those its
+    trimming of the live object leaves out."""
     api, kind = str(config.get("apiVersion") or ""), str(config.get("kind") or "")
     typed, group = known(api, kind), group_of(api)
     shown: set[str] = set()
     defaulted: set[str] = set()
+    trimmed: set[str] = set()
     # The patch is computed against the trimmed live object; a list it replaces is replaced whole, so then every
     # difference inside it shows, trimmed or not (but for what the defaulting of the prediction fills back in).
     patched = diff_objects(config, three_way_live(config, live))
@@ -201,8 +197,9 @@ def _legacy(config: dict[str, Any], live: dict[str, Any]) -> tuple[frozenset[str
     replaced = {d.atomic_root for d in patched if d.atomic_root is not None}
     for d in diff_objects(config, live):
         if d.pointer not in in_patch and d.atomic_root not in replaced:
+            trimmed.add(d.pointer)
             continue
         hidden = typed and d.desired is MISSING and scheme_default(group, kind, d.path, d.live)
         (defaulted if hidden else shown).add(d.pointer)
     shown.update(_deleted(three_way_config(config, live), live))  # diff_objects reads a null as "not set"
-    return frozenset(shown), frozenset(defaulted)
+    return frozenset(shown), frozenset(defaulted), frozenset(trimmed)
