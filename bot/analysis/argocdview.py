@@ -39,13 +39,13 @@ from bot.wording import report as wording
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
-def remove_fields(orig: Any, live: Any) -> Any:
+def _remove_fields(orig: Any, live: Any) -> Any:
     """gitops-engine's jsonutil.RemoveMapFields / RemoveListFields: keep of ``live`` only what ``orig`` has (list
     items by position; items beyond ``orig``'s stay, so that they show)."""
     if isinstance(orig, dict) and isinstance(live, dict):
-        return {k: remove_fields(v, live[k]) if live[k] is not None else None for k, v in orig.items() if k in live}
+        return {k: _remove_fields(v, live[k]) if live[k] is not None else None for k, v in orig.items() if k in live}
     if isinstance(orig, list) and isinstance(live, list):
-        return [remove_fields(orig[i], v) if i < len(orig) and v is not None else v for i, v in enumerate(live)]
+        return [_remove_fields(orig[i], v) if i < len(orig) and v is not None else v for i, v in enumerate(live)]
     return live
 
 
@@ -100,12 +100,12 @@ def three_way_live(config: dict[str, Any], live: dict[str, Any]) -> dict[str, An
     orig = _original(config, live)
     api, kind = str(orig.get("apiVersion") or ""), str(orig.get("kind") or "")
     if not known(api, kind):
-        return remove_fields(orig, live)  # type: ignore[no-any-return]
+        return _remove_fields(orig, live)  # type: ignore[no-any-return]
     if group_of(api) in ("apps", "extensions") and kind == "StatefulSet":
         templates = (orig.get("spec") or {}).get("volumeClaimTemplates")
         live_templates = (live.get("spec") or {}).get("volumeClaimTemplates")
         if isinstance(templates, list) and isinstance(live_templates, list):
-            spec = {**live["spec"], "volumeClaimTemplates": remove_fields(templates, live_templates)}
+            spec = {**live["spec"], "volumeClaimTemplates": _remove_fields(templates, live_templates)}
             return {**live, "spec": spec}
     return live
 
