@@ -21,10 +21,13 @@ Cause = Literal[
     "other-gitops",
     "manual-edit",
     "unknown",
+    "not-synced",
 ]
 CAUSES: tuple[str, ...] = Cause.__args__  # type: ignore[attr-defined]
 Confidence = Literal["confirmed", "likely", "possible"]
-Action = Literal["ignore", "change-source", "revert", "server-side-diff", "resolve-ownership", "investigate"]
+Action = Literal[
+    "ignore", "change-source", "revert", "server-side-diff", "resolve-ownership", "investigate", "sync"
+]  # fmt: skip
 
 
 @dataclass(frozen=True, order=True)

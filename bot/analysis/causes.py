@@ -225,13 +225,41 @@ def _nondeterministic(f: FieldFacts) -> Verdict | None:
     )
 
 
+def _not_synced(f: FieldFacts) -> Verdict | None:
+    """Git ahead of the cluster: the live value is what Argo CD itself last sent, and Git renders another one now.
+
+    Proven when something shows what Argo CD sent (its own last-applied-configuration, or the render of the revision
+    it last synced) and that is the live value; only ``likely`` when all that is known is that the Application last
+    synced another revision than Git's and Argo CD alone owns the field. Another manager owning the field is left to
+    the owner rules (its write came after the sync)."""
+    delta = f.delta
+    if f.others or (delta.live is not MISSING and not f.argocd_only):
+        return None
+    sent = f.sent()
+    if sent is None or sent.source == "revision":
+        if not f.obj.git_ahead or sent is not None:
+            return None
+        return Verdict("not-synced", "likely", f.writer(), wording.REASON_NOT_SYNCED_REVISION,
+                       [wording.EVIDENCE_GIT_AHEAD, *f.evidence])  # fmt: skip
+    how = wording.SENT_HOW[sent.source]
+    if deep_equal(sent.value, delta.desired):
+        return None  # Argo CD sent Git's value: Git has not moved here, something changed it since
+    if deep_equal(sent.value, delta.live):
+        reason = wording.REASON_NOT_SYNCED_ADDED if delta.live is MISSING else wording.REASON_NOT_SYNCED
+        return Verdict("not-synced", "confirmed", f.writer(), reason.format(how=how),
+                       [wording.EVIDENCE_SENT_LIVE.format(how=how), *f.evidence])  # fmt: skip
+    return Verdict("not-synced", "likely", f.writer(), wording.REASON_NOT_SYNCED_AND_CHANGED.format(how=how),
+                   list(f.evidence))  # fmt: skip
+
+
 _BEFORE_OWNER: tuple[Callable[[FieldFacts], Verdict | None], ...] = (
     _shared,
     _normalization,
     _defaulting,
     _nondeterministic,
+    _not_synced,
 )
-"""Steps 1 to 4 of the module docstring, tried in this order; the first verdict wins, else the owner decides."""
+"""Steps 1 to 5 of the module docstring, tried in this order; the first verdict wins, else the owner decides."""
 
 
 def _argocd_mask(value: Any) -> bool:

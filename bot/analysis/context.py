@@ -127,6 +127,9 @@ class WebhookMatch:
     certain: bool
     """False when the namespace's labels were not available to evaluate its namespaceSelector."""
     operations: tuple[str, ...]
+    catch_all: bool = False
+    """Its rules match every resource (``*`` groups and ``*`` resources, as Gatekeeper's and Kyverno's stock
+    configurations do): that it matches this object says nothing about this object in particular."""
 
 
 @dataclass
@@ -209,7 +212,7 @@ class ContextIndex:
             for wh in cfg.get("webhooks") or []:
                 if not isinstance(wh, dict):
                     continue
-                ops = _rule_ops(wh.get("rules") or [], group, version, resource, namespaced)
+                ops, catch_all = _rule_ops(wh.get("rules") or [], group, version, resource, namespaced)
                 if not ops:
                     continue
                 certain = True
@@ -233,6 +236,7 @@ class ContextIndex:
                         str(wh.get("name")),
                         certain and oks is True,
                         tuple(sorted(ops)),
+                        catch_all,
                     )
                 )
         return out
@@ -313,8 +317,11 @@ def _sleeps(info: dict[str, Any], kind: str, name: str) -> bool:
     return not names(spec.get("excludeRef"))
 
 
-def _rule_ops(rules: list[Any], group: str, version: str, resource: str, namespaced: bool) -> set[str]:
+def _rule_ops(rules: list[Any], group: str, version: str, resource: str, namespaced: bool) -> tuple[set[str], bool]:
+    """The operations (CREATE, UPDATE) of the rules that match the resource, and whether every such rule matches
+    every resource (wildcard groups and resources)."""
     ops: set[str] = set()
+    catch_all = True
     for rule in rules:
         if not isinstance(rule, dict):
             continue
@@ -326,10 +333,13 @@ def _rule_ops(rules: list[Any], group: str, version: str, resource: str, namespa
         scope = rule.get("scope") or "*"
         if (scope == "Namespaced" and not namespaced) or (scope == "Cluster" and namespaced):
             continue
-        for op in rule.get("operations") or []:
-            if op in ("*", "UPDATE", "CREATE"):
-                ops.update(["CREATE", "UPDATE"] if op == "*" else [op])
-    return ops
+        matched = {o for op in rule.get("operations") or [] if op in ("*", "UPDATE", "CREATE")
+                   for o in (("CREATE", "UPDATE") if op == "*" else (op,))}  # fmt: skip
+        if matched:
+            ops |= matched
+            wild = "*" in (rule.get("apiGroups") or []) and any(r in ("*", "*/*") for r in resources)
+            catch_all = catch_all and wild
+    return ops, catch_all and bool(ops)
 
 
 def _any_match(values: Any, want: str) -> bool:

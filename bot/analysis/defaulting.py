@@ -41,6 +41,9 @@ _LITERAL = re.compile(r"^[A-Za-z0-9_./%:-]*$")
 """A table value meant literally; anything else (``<allocated>``, ``=metadata.name``, prose) stands for 'any'."""
 _NOT_DEFAULTING = frozenset({"controller"})
 """Mechanisms of defaults.json that are a controller's later write, not defaulting."""
+_REWRITES = frozenset({"normalization"})
+"""Mechanisms of defaults.json that rewrite a value present in the request (quantities rounded): they say what a
+present value becomes, never that an absent one means the same."""
 
 
 @dataclass(frozen=True)
@@ -92,25 +95,28 @@ def _matches(pattern: tuple[str, ...], path: Sequence[Token]) -> bool:
     return len(pattern) == len(path) and all(p in ("*", escape(t)) for p, t in zip(pattern, path, strict=True))
 
 
-def _fits(rule: _Rule, value: Any) -> bool:
-    """Whether ``value`` is what the rule fills in (a symbolic value, such as an allocated IP, fits anything)."""
+def _fits(rule: _Rule, value: Any, literal: bool = False) -> bool:
+    """Whether ``value`` is what the rule fills in (a symbolic value, such as an allocated IP, fits anything, unless
+    ``literal``: then only a rule that names the value itself fits, and never one that rewrites a present value)."""
     want = rule.value
+    if literal and rule.mechanism in _REWRITES:
+        return False
     if isinstance(want, str):
         if not _LITERAL.match(want.replace("|", "")):
-            return True
+            return not literal
         return isinstance(value, str) and value in want.split("|")
     if isinstance(want, list) and any(isinstance(w, str) and not _LITERAL.match(w) for w in want):
-        return isinstance(value, list)
+        return isinstance(value, list) and not literal
     return deep_equal(want, value)
 
 
-def _by_table(rules: tuple[_Rule, ...], path: tuple[Token, ...], value: Any) -> _Rule | None:
+def _by_table(rules: tuple[_Rule, ...], path: tuple[Token, ...], value: Any, literal: bool = False) -> _Rule | None:
     """The rule explaining ``value`` at ``path``, or for a map, one rule per leaf (the first is returned)."""
     for rule in rules:
-        if _matches(rule.pattern, path) and _fits(rule, value):
+        if _matches(rule.pattern, path) and _fits(rule, value, literal):
             return rule
     if isinstance(value, dict) and value:
-        found = [_by_table(rules, (*path, k), v) for k, v in value.items()]
+        found = [_by_table(rules, (*path, k), v, literal) for k, v in value.items()]
         if all(found):
             return found[0]
     return None
@@ -148,18 +154,26 @@ def _crd_label(crd: dict[str, Any]) -> str:
 
 
 def proves(
-    group: str, kind: str, version: str, path: tuple[Token, ...], value: Any, crd: dict[str, Any] | None
+    group: str,
+    kind: str,
+    version: str,
+    path: tuple[Token, ...],
+    value: Any,
+    crd: dict[str, Any] | None,
+    *,
+    literal: bool = False,
 ) -> Proof | None:
-    """Why ``value`` at ``path`` is a default the API server or the schema fills in, or ``None``."""
+    """Why ``value`` at ``path`` is a default the API server or the schema fills in, or ``None``. ``literal``: only a
+    rule naming this very value proves it (for a value Git writes and the live object lacks)."""
     pointer = "/" + "/".join(escape(t) for t in path)
     if crd is not None and _by_schema(_schema_node(crd, version, path), value):
         return Proof(_crd_label(crd), pointer, True)
     if is_known(group, kind):
-        rule = _by_table(_builtin(kind), path, value)
+        rule = _by_table(_builtin(kind), path, value, literal)
         if rule is not None:
             return Proof(f"the API server ({rule.mechanism})", "/" + "/".join(rule.pattern), True)
     rules, certain = _known(group, kind)
-    rule = _by_table(rules, path, value)
+    rule = _by_table(rules, path, value, literal)
     if rule is not None:
         source = "the API server (default)" if certain else f"the published schema of {kind} ({group})"
         return Proof(source, "/" + "/".join(rule.pattern), certain)
@@ -232,10 +246,12 @@ def undeclared_builtin(group: str, kind: str, version: str, path: Sequence[Token
 def dropped(
     group: str, kind: str, version: str, path: tuple[Token, ...], value: Any, crd: dict[str, Any] | None
 ) -> Proof | None:
-    """Why Git's ``value``, absent live, means the same as absent: it is the default, or a zero the API drops."""
+    """Why Git's ``value``, absent live, means the same as absent: it is the default, or a zero the API drops. A
+    rule about what a present value is rewritten to (a quantity's canonical form) proves nothing here: no memory
+    limit is not the same as a limit (README, "How the analysis decides")."""
     proof = (
         undeclared_builtin(group, kind, version, path)
-        or proves(group, kind, version, path, value, crd)
+        or proves(group, kind, version, path, value, crd, literal=True)
         or pruned(version, path, crd)
     )
     if proof is not None:

@@ -54,6 +54,8 @@ _ACTIONS: dict[str, tuple[Action, bool, bool, list[str]]] = {
     "other-gitops": ("resolve-ownership", False, False, []),
     "manual-edit": ("revert", False, False, []),
     "unknown": ("investigate", False, False, []),
+    # Git ahead: the fix is to sync (the new action value), never a rule that would stop Git's change from syncing
+    "not-synced": ("sync", False, False, []),
 }
 _NO_RULE_ACTION: dict[str, Action] = {"mutating-webhook": "server-side-diff"}
 """The action when a cause that wants a rule gets none (no selector spares Git's values); else change-source."""

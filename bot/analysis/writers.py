@@ -20,10 +20,10 @@ Guarantees: pure; reasons and evidence never contain field values (Secrets).
 from __future__ import annotations
 
 from bot.analysis.canonical import deep_equal
-from bot.analysis.context import labels_of
+from bot.analysis.context import WebhookMatch, labels_of
 from bot.analysis.facts import FieldFacts, Verdict
 from bot.analysis.managedfields import SYNTHETIC_MANAGERS
-from bot.analysis.pointer import MISSING, resolve
+from bot.analysis.pointer import MISSING
 from bot.analysis.schema import is_known
 from bot.model import ObjectRef, Writer
 from bot.wording import report as wording
@@ -36,8 +36,9 @@ _GITOPS_MANAGERS = {
     "kapp": "kapp",
     "kapp-controller": "kapp-controller",
     "pulumi-kubernetes": "Pulumi",
-    "helm": "Helm (CLI or a pipeline)",
 }
+_HELM_CLI = frozenset({"helm"})
+"""The field manager of the Helm command line (helm install/upgrade/rollback since Helm 3)."""
 _FLUX_LABELS = (
     ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace", "Kustomization"),
     ("helm.toolkit.fluxcd.io/name", "helm.toolkit.fluxcd.io/namespace", "HelmRelease"),
@@ -108,42 +109,78 @@ def _unowned(f: FieldFacts) -> Verdict:
             (wording.REASON_SCALED_TO_ZERO if zero else wording.REASON_SCALER_UNOWNED).format(what=scaler.label),
             [wording.EVIDENCE_SCALER.format(scaler=scaler.label), *ev],
         )
+    if f.delta.live is MISSING:
+        # a removal leaves no owner (ownership follows values), and no default explains it (those rules came first)
+        sent = f.sent()
+        if sent is not None and sent.source != "revision" and deep_equal(sent.value, f.delta.desired):
+            how = wording.SENT_HOW[sent.source]
+            return Verdict("unknown", "possible", Writer(), wording.REASON_REMOVED_SENT.format(how=how),
+                           [wording.EVIDENCE_SENT_GIT.format(how=how), wording.EVIDENCE_REMOVED, *ev],
+                           wording.ALTERNATIVE_REMOVED)  # fmt: skip
+        return Verdict("unknown", "possible", Writer(), wording.REASON_REMOVED, [wording.EVIDENCE_REMOVED, *ev],
+                       wording.ALTERNATIVE_REMOVED)  # fmt: skip
     hooks = f.obj.index.webhooks_for(f.obj.live)
     if hooks:
-        h = hooks[0]
+        # nobody owns a value no request sent: it came in on admission (ownership is recorded before it)
+        h = _pick(hooks)
+        proven = h.certain and not h.catch_all
         return Verdict(
             "mutating-webhook",
-            "confirmed" if h.certain else "likely",
+            "confirmed" if proven else "likely",
             Writer(object=h.configuration),
             wording.REASON_WEBHOOK_UNOWNED.format(
                 webhook=h.webhook, configuration=h.configuration.label, operations="/".join(h.operations)
             ),
-            [wording.EVIDENCE_WEBHOOK.format(configuration=h.configuration.label, webhook=h.webhook), *ev],
+            [_webhook_evidence(h), *ev],
         )
-    if f.delta.live is MISSING:
-        return Verdict("unknown", "possible", Writer(), wording.REASON_ABSENT_UNEXPLAINED, ev)
     return Verdict("mutating-webhook", "likely", Writer(), wording.REASON_NOBODY_OWNS, ev)
 
 
+def _pick(hooks: list[WebhookMatch]) -> WebhookMatch:
+    """The webhook a verdict names: one whose rules name this kind of object before a catch-all, UPDATE first."""
+    return min(hooks, key=lambda h: (h.catch_all, "UPDATE" not in h.operations))
+
+
+def _webhook_evidence(h: WebhookMatch) -> str:
+    ops = "/".join(h.operations)
+    if h.catch_all:
+        return wording.EVIDENCE_WEBHOOK_EVERYTHING.format(configuration=h.configuration.label, webhook=h.webhook,
+                                                          operations=ops)  # fmt: skip
+    return wording.EVIDENCE_WEBHOOK_OPS.format(configuration=h.configuration.label, webhook=h.webhook, operations=ops)
+
+
 def _argocd_owned(f: FieldFacts) -> Verdict:
-    """Only Argo CD owns the field (the field itself, or an atomic list or map around it)."""
+    """Only Argo CD owns the field (the field itself, or an atomic list or map around it).
+
+    A matching webhook is a candidate; the value changing on admission is shown only by what Argo CD sent (its
+    last-applied-configuration, or the last sync of this very revision) being Git's value while live differs.
+    Confirmed needs both, and a webhook whose rules name this kind of object; one that matches every resource is
+    never more than ``likely`` with that proof, and without it the verdict is ``unknown``."""
     hooks = f.obj.index.webhooks_for(f.obj.live)
+    sent = f.sent()
+    proof = sent is not None and deep_equal(sent.value, f.delta.desired) and not deep_equal(sent.value, f.delta.live)
+    how = wording.SENT_HOW[sent.source] if sent is not None else ""
+    ev = [wording.EVIDENCE_SENT_GIT.format(how=how)] if proof else []
     if hooks:
         # an item added to a list Argo CD owns as a whole is still the webhook's: ownership predates admission
-        h = next((h for h in hooks if "UPDATE" in h.operations), hooks[0])
-        certain = h.certain and "UPDATE" in h.operations
-        return Verdict(
-            "mutating-webhook",
-            "confirmed" if certain else "likely",
-            f.writer(h.configuration),
-            (wording.REASON_WEBHOOK_ADDED if f.delta.desired is MISSING else wording.REASON_WEBHOOK_REWROTE).format(
-                webhook=h.webhook, configuration=h.configuration.label
-            ),
-            [wording.EVIDENCE_WEBHOOK_OPS.format(configuration=h.configuration.label, webhook=h.webhook,
-                                                 operations="/".join(h.operations)), *f.evidence],
-        )  # fmt: skip
-    sent = _last_applied_value(f)
-    if sent is not None and deep_equal(sent, f.delta.desired) and not deep_equal(sent, f.delta.live):
+        h = _pick(hooks)
+        names = {"webhook": h.webhook, "configuration": h.configuration.label, "operations": "/".join(h.operations)}
+        evidence = [_webhook_evidence(h), *ev, *f.evidence]
+        if h.catch_all and not proof:
+            return Verdict("unknown", "possible", f.writer(), wording.REASON_ARGOCD_WROTE_OR_WEBHOOK.format(**names),
+                           evidence)  # fmt: skip
+        if h.catch_all:
+            return Verdict("mutating-webhook", "likely", f.writer(h.configuration),
+                           wording.REASON_WEBHOOK_EVERYTHING.format(how=how, **names), evidence)  # fmt: skip
+        certain = h.certain and "UPDATE" in h.operations and proof
+        if proof:
+            reason = wording.REASON_WEBHOOK_PROVEN.format(how=how, **names)
+        else:
+            reason = (wording.REASON_WEBHOOK_ADDED if f.delta.desired is MISSING else wording.REASON_WEBHOOK_REWROTE
+                      ).format(**names)  # fmt: skip
+        return Verdict("mutating-webhook", "confirmed" if certain else "likely", f.writer(h.configuration), reason,
+                       evidence)  # fmt: skip
+    if proof:
         ref = f.obj.ref
         if f.delta.desired is MISSING and not f.added_item and not is_known(ref.group, ref.kind) and not f.obj.crd():
             # a key that appeared at admission in a custom resource: a webhook, or a schema default of a CRD we
@@ -158,14 +195,6 @@ def _argocd_owned(f: FieldFacts) -> Verdict:
             [wording.EVIDENCE_LAST_APPLIED, *f.evidence],
         )
     return Verdict("unknown", "possible", f.writer(), wording.REASON_ARGOCD_WROTE, list(f.evidence))
-
-
-def _last_applied_value(f: FieldFacts) -> object | None:
-    """What Argo CD's last client-side apply sent at this field (``MISSING`` when it sent nothing there), if known."""
-    if not any(e.is_argocd and e.operation == "Update" for e in f.owners):
-        return None  # server-side apply keeps no last-applied-configuration; an older one is someone else's
-    sent = f.obj.last_applied()
-    return None if sent is None else resolve(sent, f.delta.desired_path)
 
 
 def _other_owner(f: FieldFacts) -> Verdict:
@@ -201,6 +230,9 @@ def _other_owner(f: FieldFacts) -> Verdict:
         )
     if m in SYNTHETIC_MANAGERS:
         return Verdict("unknown", "possible", f.writer(), wording.REASON_SYNTHETIC.format(manager=m), ev)
+    if m in _HELM_CLI:
+        # the Helm command line: a person or a pipeline running helm, not a GitOps controller (Flux: helm-controller)
+        return Verdict("manual-edit", "likely", f.writer(), wording.REASON_HELM_CLI.format(manager=m), ev)
     if m in _GITOPS_MANAGERS:
         tool = _GITOPS_MANAGERS[m]
         return Verdict("other-gitops", "confirmed", f.writer(_flux_object(live)),

@@ -38,6 +38,7 @@ CAUSE_TITLES: dict[str, str] = {
     "other-gitops": "also applied by another GitOps tool",
     "manual-edit": "changed by hand",
     "unknown": "cause not shown by the inputs",
+    "not-synced": "Git is ahead: not synced yet",
 }
 
 ALTERNATIVES: dict[str, str] = {
@@ -61,6 +62,9 @@ ALTERNATIVES: dict[str, str] = {
     "Git's is, sync, which puts Git's value back and undoes the hand-made change.",
     "unknown": "Look at the Application's history and events; re-run with --desired-again, the cluster context "
     "and managedFields (kubectl get --show-managed-fields) for a better answer.",
+    "not-synced": "Sync the app: the live value is what Argo CD applied at its last sync, and Git has changed since. "
+    "If the sync does not run by itself, find out why: auto-sync is off, a sync window blocks it, or the last sync "
+    "failed or was partial (the app's last operation says which).",
 }
 
 _NO_RESYNC = "Do not re-sync again and again: {who} puts its value back after every sync."
@@ -111,9 +115,24 @@ AVOID: dict[str, tuple[str, ...]] = {
         "Do not add an ignore rule until the writer is known: it could hide a real change.",
         "Do not turn on selfHeal until the cause is understood: it could turn this into a write loop.",
     ),
+    "not-synced": (
+        "Do not add an ignore rule: it would keep this Git change, and every later one to the field, from syncing.",
+        "Do not look for a writer in the cluster: nothing rewrote the value, Argo CD applied it from an older "
+        "revision.",
+    ),
 }
 """What not to do, per cause (``{who}``: :data:`THE_API_SERVER` or whoever the finding names). Said under each
 finding, never merged across findings: advice belongs to its finding (:func:`avoid_for`)."""
+
+SELF_HEAL_ON: dict[str, str] = {
+    _NO_SELFHEAL.format(who=who): "Do not leave selfHeal on before the rule or the source fix is in: it is on, so "
+    f"Argo CD and {who} undo each other on every reconcile."
+    for who in ("the autoscaler", "the controller", "the webhook", "the other tool")
+} | {
+    AVOID["unknown"][1]: "Do not leave selfHeal on until the cause is understood: it is on, so if something else "
+    "writes this field, Argo CD and it undo each other on every reconcile.",
+}
+"""The selfHeal lines when the Application already has selfHeal on (README, "How the analysis decides")."""
 
 AVOID_ALLOCATED = (
     "Do not write the allocated value into Git: it belongs to this object in this cluster, and another cluster (or "
@@ -128,6 +147,7 @@ _FORBIDS: dict[str, frozenset[str]] = {
     # "write" (writing a value into Git)
     AVOID["manual-edit"][0]: frozenset({"rule"}),
     AVOID["unknown"][0]: frozenset({"rule"}),
+    AVOID["not-synced"][0]: frozenset({"rule"}),
     AVOID["nondeterministic-render"][0]: frozenset({"rule"}),
     AVOID["nondeterministic-render"][1]: frozenset({"sync"}),
     AVOID["shared-resource"][0]: frozenset({"rule"}),
@@ -143,7 +163,7 @@ def recommends(rule: bool, action: str, writes_git: bool) -> frozenset[str]:
     """What a fix asks for, in :data:`_FORBIDS`' terms."""
     return (
         frozenset({"rule"} if rule else set())
-        | ({"sync"} if action == "revert" else set())
+        | ({"sync"} if action in ("revert", "sync") else set())
         | ({"write"} if writes_git else set())
     )
 
@@ -153,12 +173,22 @@ def forbids(line: str) -> frozenset[str]:
 
 
 def avoid_for(
-    cause: str, *, rule: bool, action: str, who: str | None = None, allocated: bool = False, writes_git: bool = False
+    cause: str,
+    *,
+    rule: bool,
+    action: str,
+    who: str | None = None,
+    allocated: bool = False,
+    writes_git: bool = False,
+    self_heal: bool = False,
 ) -> list[str]:
     """What not to do about one finding: its cause's lines, about ``who`` (the API server unless named), the
     allocated-field lines instead of those about writing a default, and never a line against this finding's own fix
-    (``rule``: it proposes an ignore rule; ``action``; ``writes_git``: its better fix writes a value into Git)."""
+    (``rule``: it proposes an ignore rule; ``action``; ``writes_git``: its better fix writes a value into Git).
+    ``self_heal``: the Application already has selfHeal on, so "do not turn it on" becomes what it does now."""
     lines = list(AVOID.get(cause, ()))
+    if self_heal:
+        lines = [SELF_HEAL_ON.get(line, line) for line in lines]
     if allocated:
         lines = [line for line in lines if "Git writes the default" not in line] + list(AVOID_ALLOCATED)
     if not rule:  # no rule proposed: nothing to keep or drop
@@ -308,6 +338,88 @@ REASON_ARGOCD_WROTE = (
     "Argo CD itself wrote the live value (a rollback, an older revision or a manual sync); nothing in the inputs "
     "shows another writer"
 )
+# --- What Argo CD last sent, and the verdicts it proves (issue 30: Git ahead, webhooks, removals) ---
+SENT_HOW = {
+    "last-applied": "its last-applied-configuration shows it",
+    "revision": "its last sync applied the revision Git is at now",
+    "render": "the revision it last synced renders it",
+}
+"""How argo-why knows what Argo CD last sent at a field (``bot.analysis.facts.Sent.source``)."""
+REASON_NOT_SYNCED = (
+    "the live value is what Argo CD sent at its last sync ({how}), and Git has changed since: the app is not synced "
+    "to Git's revision yet, nothing rewrote the value"
+)
+REASON_NOT_SYNCED_ADDED = (
+    "Git has added this since Argo CD's last sync, which did not send it ({how}): the app is not synced to Git's "
+    "revision yet"
+)
+REASON_NOT_SYNCED_REVISION = (
+    "Argo CD last synced another revision than the one Git is at now (the Application says so), and only Argo CD "
+    "owns the live value: Git has most likely changed this since that sync"
+)
+REASON_NOT_SYNCED_AND_CHANGED = (
+    "Git has changed this since Argo CD's last sync ({how} another value), and the live value is not what that "
+    "sync sent either: sync first, then look again at what remains"
+)
+EVIDENCE_SENT_LIVE = "what Argo CD last sent here ({how}) is the live value, not Git's"
+EVIDENCE_SENT_GIT = "what Argo CD last sent here ({how}) is Git's value, and the live one differs"
+EVIDENCE_GIT_AHEAD = "the Application's last synced revision is not Git's target revision"
+REASON_WEBHOOK_PROVEN = (
+    "Argo CD sent Git's value ({how}) and still owns the field, so the value changed on admission: webhook "
+    "{webhook} of {configuration} intercepts {operations} of this object"
+)
+REASON_WEBHOOK_EVERYTHING = (
+    "Argo CD sent Git's value ({how}) and still owns the field, so the value changed on admission; webhook "
+    "{webhook} of {configuration} is a candidate, but it intercepts every resource, which alone does not show it "
+    "changed this one"
+)
+REASON_ARGOCD_WROTE_OR_WEBHOOK = (
+    "Argo CD wrote the live value and nothing shows what it sent (server-side apply keeps no "
+    "last-applied-configuration): either Git has changed since its last sync (the app is not synced yet) or webhook "
+    "{webhook} of {configuration}, which intercepts every resource, changed it; `argo-why why` on the app tells "
+    "which from the synced revision"
+)
+EVIDENCE_WEBHOOK_EVERYTHING = (
+    "{configuration}: webhook {webhook} intercepts {operations} of every resource (its rules name no group or "
+    "resource), so its match is no evidence about this field"
+)
+REASON_REMOVED = (
+    "Git sets it, the live object lacks it and no field manager owns it: it was removed after it was applied (a "
+    "person's patch, an operator's update or a webhook: a removal records no field manager), and no API default or "
+    "schema explains the absence"
+)
+REASON_REMOVED_SENT = (
+    "Argo CD sent it at its last sync ({how}) and it is gone: it was removed since (a person's patch, an "
+    "operator's update or a webhook: a removal records no field manager), and no API default or schema explains the "
+    "absence"
+)
+EVIDENCE_REMOVED = "no managedFields entry owns the field, and no known default or schema explains its absence"
+ALTERNATIVE_REMOVED = (
+    "Sync to put Git's value back. If it disappears again, a controller or a webhook removes it: the API server's "
+    "audit log names the writer (a removal leaves no trace in managedFields). Never ignore it: an absent value is "
+    "not the same value."
+)
+REASON_HELM_CLI = (
+    "the Helm command line ({manager}) wrote it: a person or a pipeline ran helm install or upgrade against an "
+    "object Argo CD manages (Flux's Helm controller writes as helm-controller)"
+)
+ALTERNATIVE_NOT_SHOWN = (
+    "Nothing to change for Argo CD: its own diff does not show this difference, so it does not make the app "
+    "OutOfSync. Never write what the cluster fills in (a status, an allocated or defaulted value) into Git."
+)
+"""The better fix of a finding Argo CD does not show whose live value the server filled in."""
+GIT_AHEAD = (
+    "Git is ahead of the cluster: Argo CD last synced {synced}, Git is at {target}. What differs is Git's change "
+    "that has not been applied yet, not drift. {why_not}"
+)
+GIT_AHEAD_WHY_NOT = {
+    "manual": "Auto-sync is off: sync the app to apply it.",
+    "failed": "The last sync ended {phase}: {message} Fix that, then sync.",
+    "running": "A sync is running now: wait for it, then look again.",
+    "automated": "Auto-sync is on: if the sync does not run soon, look at the project's sync windows and the "
+    "app's conditions.",
+}
+
 AN_AUTOSCALER = "an autoscaler"
 VIA_SCALE = " through the scale subresource"
 REASON_AUTOSCALER = "{what} sets the replica count ({manager}{via})"

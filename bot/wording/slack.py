@@ -76,6 +76,7 @@ SLACK_PREDICATES: dict[str, tuple[str, str]] = {  # cause -> (with the writer kn
     "other-gitops": ("is also applied by {who}", "is also applied by another GitOps tool"),
     "manual-edit": ("was changed by hand with {who}", "was changed by hand"),
     "unknown": ("differs, and the inputs do not show why", "differs, and the inputs do not show why"),
+    "not-synced": ("has changed in Git and is not synced yet", "has changed in Git and is not synced yet"),
 }
 SLACK_WHO_DETAIL = "({manager}, via the {subresource} subresource)"
 SLACK_WHO_MANAGER = "({manager})"
@@ -118,6 +119,7 @@ SLACK_NO_RULE_REASONS: dict[str, str] = {
     "other-gitops": "another GitOps tool applies this object; hiding the field leaves two owners fighting",
     "manual-edit": "a person changed it; hiding the difference would hide the edit",
     "unknown": "the cause is not shown, and a rule could hide a real problem",
+    "not-synced": "Git changed it and the app is not synced yet; a rule would keep the change from ever syncing",
 }
 SLACK_BETTER_FIX = "*Better fix:* {alternative}"
 # A field changed by hand: which value is right comes first, then what each choice does. {field}, {live},
