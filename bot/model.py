@@ -206,6 +206,9 @@ class Report:
     """Facts about the Argo CD Application (``argo-why why`` only)."""
     diff_mode: str | None = None
     """How Argo CD compares the app (``legacy`` or ``server-side``), when the Application was among the inputs."""
+    git_ahead: dict[str, Any] | None = None
+    """``why`` only, when Git's target revision is not the one Argo CD last synced: ``synced`` and ``target`` (lists,
+    one per source), ``why_not`` (``manual``, ``automated``, ``failed``, ``running``) and ``text`` (the sentence)."""
     objects: list[ComparedObject] = field(default_factory=list)
     """The object pairs that differ, for the page (not in ``to_dict()``: the JSON report stays as it was)."""
 
@@ -228,6 +231,7 @@ class Report:
                 "resources_compared": self.resources_compared,
                 "not_compared": len(self.not_compared),
                 "findings": len(self.findings),
+                "shown_by_argocd": sum(f.shown_by_argocd for f in self.findings),
                 "already_ignored": self.ignored,
             },
             "not_compared": [r.to_dict() for r in self.not_compared],
@@ -236,6 +240,8 @@ class Report:
             out["application"] = self.application
         if self.diff_mode is not None:
             out["diff_mode"] = self.diff_mode
+        if self.git_ahead is not None:
+            out["git_ahead"] = self.git_ahead
         return out
 
 
@@ -282,6 +288,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         warnings=list(data.get("warnings") or []),
         application=data.get("application"),
         diff_mode=data.get("diff_mode"),
+        git_ahead=data.get("git_ahead"),
     )
 
 

@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.analysis import ObjKey, deep_equal, diff_objects, explain, object_key, resource_ref
-from bot.analysis.context import app_diff_mode, plural
+from bot.analysis.context import app_diff_mode, app_revisions, plural
 from bot.analysis.schema import is_known
 from bot.model import Finding, Report
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, ResourceDiff
@@ -75,6 +75,7 @@ def application_facts(app: dict[str, Any], now: datetime | None = None) -> dict[
         if revision and h.get("revision") == revision and when and now - when <= timedelta(hours=1):
             recent += 1
     annotations = (app.get("metadata") or {}).get("annotations") or {}
+    target, synced = app_revisions(app)
     return {
         "name": (app.get("metadata") or {}).get("name"),
         "namespace": (app.get("metadata") or {}).get("namespace"),
@@ -97,7 +98,37 @@ def application_facts(app: dict[str, Any], now: datetime | None = None) -> dict[
         "shared_resource_warnings": [
             str(c.get("message")) for c in status.get("conditions") or [] if c.get("type") == "SharedResourceWarning"
         ],
+        "target_revisions": target,
+        "synced_revisions": synced,
+        "git_ahead": bool(target) and bool(synced) and target != synced,
     }
+
+
+def git_ahead_note(app: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any] | None:
+    """When Git is ahead of what Argo CD last synced: the revisions, why the sync has not run (as far as the
+    Application says) and the sentence that says it; ``None`` otherwise."""
+    if not facts.get("git_ahead"):
+        return None
+    op = (app.get("status") or {}).get("operationState") or {}
+    phase = str(op.get("phase") or "")
+    if phase in ("Failed", "Error"):
+        why_not = "failed"
+    elif phase in ("Running", "Terminating"):
+        why_not = "running"
+    else:
+        why_not = "automated" if facts.get("automated") else "manual"
+    synced, target = facts["synced_revisions"], facts["target_revisions"]
+    text = wording.GIT_AHEAD.format(
+        synced=", ".join(_short(r) for r in synced), target=", ".join(_short(r) for r in target),
+        why_not=wording.GIT_AHEAD_WHY_NOT[why_not].format(phase=phase.lower(), message=str(op.get("message") or "")),
+    )  # fmt: skip
+    return {"synced": list(synced), "target": list(target), "why_not": why_not, "text": text}
+
+
+def _short(revision: str) -> str:
+    """A Git commit as people quote it (its first 7 characters); chart versions and tags as they are."""
+    full_sha = len(revision) == 40 and all(c in "0123456789abcdef" for c in revision)
+    return revision[:7] if full_sha else revision
 
 
 def loop_warnings(facts: dict[str, Any], findings: Sequence[Finding]) -> list[str]:
@@ -170,25 +201,56 @@ async def investigate(
 
     context: list[dict[str, Any]] = [app] + [d.live for d in diffs if d.live is not None]
     again: list[dict[str, Any]] | None = None
+    applied: list[dict[str, Any]] | None = None
     if desired:
         context += await _cluster_context(app, cluster, desired, app_ns, notes)
         again = await _second_render(argocd, name, facts.get("revision"), app_namespace, desired, notes)
+        applied = await _applied_render(argocd, name, app, facts, app_namespace, desired, notes)
     report = explain(desired, live, context, app=name, desired_again=again,
-                     synced_same_revision=_synced_same_revision(app), reported=reported)  # fmt: skip
+                     synced_same_revision=_synced_same_revision(app), reported=reported,
+                     applied=applied)  # fmt: skip
     report.notes = notes + report.notes
     report.not_compared = missing + report.not_compared
     report.application = facts
+    report.git_ahead = git_ahead_note(app, facts)
+    if report.git_ahead is not None:
+        report.notes.insert(0, report.git_ahead["text"])
     report.warnings = loop_warnings(facts, report.findings)
     return report
+
+
+async def _applied_render(
+    argocd: ArgoCDClient,
+    name: str,
+    app: dict[str, Any],
+    facts: dict[str, Any],
+    app_namespace: str | None,
+    desired: list[dict[str, Any]],
+    notes: list[str],
+) -> list[dict[str, Any]] | None:
+    """Git ahead: the render of the revision Argo CD last synced (one call), what it sent then; ``None`` when Git is
+    not ahead, the app has several sources (one revision per source), or the render fails (said in a note)."""
+    synced = facts.get("synced_revisions") or []
+    if not facts.get("git_ahead") or len(synced) != 1 or (app.get("spec") or {}).get("sources"):
+        return None
+    try:
+        render = await argocd.manifests(name, revision=synced[0], app_namespace=app_namespace)
+    except ArgoCDError as e:
+        notes.append(wording.NO_APPLIED_RENDER.format(revision=_short(synced[0]), error=e))
+        return None
+    return _in_destination(render, desired)
 
 
 def _synced_same_revision(app: dict[str, Any]) -> bool:
     status = app.get("status") or {}
     op = status.get("operationState") or {}
-    applied = (op.get("syncResult") or {}).get("revision") or ((op.get("operation") or {}).get("sync") or {}).get(
-        "revision"
-    )
-    return bool(applied) and op.get("phase") == "Succeeded" and applied == (status.get("sync") or {}).get("revision")
+    result, operation = op.get("syncResult") or {}, (op.get("operation") or {}).get("sync") or {}
+    applied = result.get("revisions") or operation.get("revisions")
+    target = (status.get("sync") or {}).get("revisions")
+    if not (applied and target):  # one source: one revision
+        applied = result.get("revision") or operation.get("revision")
+        target = (status.get("sync") or {}).get("revision")
+    return bool(applied) and op.get("phase") == "Succeeded" and applied == target
 
 
 async def _cluster_context(
@@ -238,18 +300,27 @@ async def _second_render(
         notes.append(f"could not render the revision again ({e}); nondeterministic charts are not detected")
         return []
     applied = {object_key(o): o for o in desired}
-    by_name = {(k[0], k[1], k[3]): k for k in applied}
     chosen: dict[ObjKey, dict[str, Any]] = {}
     for render in renders:
-        for obj in render:
+        for obj in _in_destination(render, desired):
             key = object_key(obj)
-            if key not in applied and not key[2] and (key[0], key[1], key[3]) in by_name:
-                # a render leaves the namespace out where Argo CD fills in the destination's
-                key = by_name[(key[0], key[1], key[3])]
-                obj = {**obj, "metadata": {**obj.get("metadata", {}), "namespace": key[2]}}
             if key not in chosen or not deep_equal(obj, applied.get(key)):
                 chosen[key] = obj
     return list(chosen.values())
+
+
+def _in_destination(render: list[dict[str, Any]], desired: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A render's objects with the namespace Argo CD fills in where the render leaves it out (the destination's)."""
+    keys = {object_key(o) for o in desired}
+    by_name = {(k[0], k[1], k[3]): k for k in keys}
+    out = []
+    for obj in render:
+        key = object_key(obj)
+        if key not in keys and not key[2] and (key[0], key[1], key[3]) in by_name:
+            key = by_name[(key[0], key[1], key[3])]
+            obj = {**obj, "metadata": {**obj.get("metadata", {}), "namespace": key[2]}}
+        out.append(obj)
+    return out
 
 
 def _time(raw: Any) -> datetime | None:

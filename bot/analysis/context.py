@@ -51,6 +51,34 @@ def app_diff_mode(application: dict[str, Any]) -> DiffMode:
     return "server-side" if "ServerSideDiff=true" in flags else "legacy"
 
 
+def _revision_list(block: Any) -> list[str]:
+    """``revisions`` (multi-source, one per source) or ``revision`` of a status block, as a list."""
+    if not isinstance(block, dict):
+        return []
+    many = [str(r) for r in block.get("revisions") or [] if r is not None]
+    return many or ([str(block["revision"])] if block.get("revision") else [])
+
+
+def app_revisions(application: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Git's target revision(s) (``status.sync.revision``, or ``revisions`` per source for a multi-source app) and
+    the one(s) Argo CD last synced (the last ``status.history`` entry, else a succeeded ``operationState``'s
+    ``syncResult``); empty when the Application does not say."""
+    status = application.get("status") or {}
+    target = _revision_list(status.get("sync"))
+    history = [h for h in status.get("history") or [] if isinstance(h, dict)]
+    synced = _revision_list(history[-1]) if history else []
+    op = status.get("operationState") or {}
+    if not synced and op.get("phase") == "Succeeded":
+        synced = _revision_list(op.get("syncResult"))
+    return target, synced
+
+
+def git_ahead(application: dict[str, Any]) -> bool:
+    """Git's target revision is not the one Argo CD last synced: what differs may be Git's change, not drift."""
+    target, synced = app_revisions(application)
+    return bool(target) and bool(synced) and target != synced
+
+
 def meta(obj: dict[str, Any]) -> dict[str, Any]:
     m = obj.get("metadata")
     return m if isinstance(m, dict) else {}
@@ -268,6 +296,17 @@ class ContextIndex:
             cns, cname = src.split("/", 1)
             return ObjectRef("Certificate", cname, cns)
         return None
+
+    def self_heal(self, app: str | None) -> bool:
+        """The Application among the inputs has selfHeal on."""
+        application = self.applications.get(app or "") if app else None
+        automated = (((application or {}).get("spec") or {}).get("syncPolicy") or {}).get("automated")
+        return isinstance(automated, dict) and bool(automated.get("selfHeal"))
+
+    def git_ahead(self, app: str | None) -> bool:
+        """The Application among the inputs says Git is ahead of what it last synced."""
+        application = self.applications.get(app or "") if app else None
+        return application is not None and git_ahead(application)
 
     def diff_mode(self, app: str | None) -> DiffMode | None:
         """How Argo CD compares the app: ``server-side`` when its compare options say ``ServerSideDiff=true``,

@@ -116,10 +116,13 @@ def explain(
     desired_again: Sequence[dict[str, Any]] | None = None,
     synced_same_revision: bool = False,
     reported: Mapping[ObjKey, Set[str] | None] | None = None,
+    applied: Sequence[dict[str, Any]] | None = None,
 ) -> Report:
     """Analyse why ``live`` differs from ``desired``; see the module docstring.
 
     ``synced_same_revision`` (bot mode): Argo CD's last sync applied the revision it renders now.
+    ``applied`` (bot mode, Git ahead): the render of the revision Argo CD last synced, what it sent then. Whether
+    Git is ahead comes from the Application among the inputs (its synced revision against its target).
     ``reported`` (bot mode): the pointers Argo CD's own diff reports per object (``None``: it cannot say); a
     difference it does not report is not a finding. Without it, each finding says whether Argo CD would show it
     (``bot.analysis.argocdview``).
@@ -132,6 +135,8 @@ def explain(
     pairs = pair_objects(desired, live)
     index = ContextIndex.build(context, [lobj for _, lobj in pairs if lobj is not None], live, desired)
     existing_rules = index.ignore_rules(app)
+    ahead = index.git_ahead(app)
+    applied_by_key = {object_key(o): o for o in applied or ()}
     report.diff_mode = index.diff_mode(app)
 
     for raw, lobj in pairs:
@@ -161,6 +166,8 @@ def explain(
             _normalize_desired(again) if again else None,
             desired_again is not None,
             synced_same_revision,
+            ahead,
+            applied_by_key.get(object_key(dobj)),
         )
         answer = reported.get(ref_key(ref)) if reported is not None else None
         argo = view(dobj, lobj, report.diff_mode, answer)
@@ -196,7 +203,8 @@ def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None, argo: ArgoV
     verdict = decide(delta, inp)
     shown = argo.shows(delta.pointer, verdict.server_side_diff_hides)
     fix = propose(verdict.cause, delta, ref, inp.desired, inp.live, alternative=verdict.alternative,
-                  who=verdict.who, allocated=verdict.allocated, shown=shown)  # fmt: skip
+                  who=verdict.who, allocated=verdict.allocated, shown=shown,
+                  self_heal=inp.index.self_heal(inp.app))  # fmt: skip
     pointer = delta.pointer
     desired = masking.mask(ref.group, ref.kind, pointer, delta.desired)
     live = masking.mask(ref.group, ref.kind, pointer, delta.live)

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from bot.analysis.context import ContextIndex, annotations_of
 from bot.analysis.diff import Delta
 from bot.analysis.managedfields import Entry, owners
-from bot.analysis.pointer import MISSING, Token, resolve
+from bot.analysis.pointer import MISSING, resolve
 from bot.model import Cause, Confidence, ObjectRef, ResourceRef, Writer
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"

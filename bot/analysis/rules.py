@@ -355,18 +355,25 @@ def _hidden(hides: list[str], live: dict[str, Any]) -> Iterator[Path]:
 def propose(
     cause: str, delta: Delta, ref: ResourceRef, desired: dict[str, Any], live: dict[str, Any],
     *, alternative: str | None = None, who: str | None = None, allocated: bool = False, shown: bool = True,
+    self_heal: bool = False,
 ) -> Fix:  # fmt: skip
     """The fix of one finding: its action, its rule when the cause warrants one (verified), its better fix and what
     not to do, which never goes against this fix. ``allocated``: Git leaves empty a field the cluster allocates, so
     deleting it from Git is the fix and a rule only a fallback. ``shown=False``: Argo CD's own diff does not show the
-    difference, so neither a rule nor another diff mode changes anything: what is left is the better fix in Git."""
+    difference, so neither a rule nor another diff mode changes anything: what is left is the better fix in Git, and
+    none at all when the live value is one the cluster fills in (a default, a status, an allocated value), which
+    never goes into Git. ``self_heal``: the Application already has selfHeal on (the advice says what it does)."""
     fix = _propose(cause, delta, ref, desired, live, alternative)
     if not shown:
-        fix = Fix(action="change-source", alternative=fix.alternative)
+        server_filled = cause == "api-defaulting" or allocated or "status" in delta.path
+        fix = Fix(
+            action="change-source", alternative=wording.ALTERNATIVE_NOT_SHOWN if server_filled else fix.alternative
+        )
     if allocated:
         fix.action = "change-source"
         fix.fallback = fix.rule is not None
-    fix.avoid = wording.avoid_for(cause, rule=fix.rule is not None, action=fix.action, who=who, allocated=allocated)
+    fix.avoid = wording.avoid_for(cause, rule=fix.rule is not None, action=fix.action, who=who, allocated=allocated,
+                                  self_heal=self_heal)  # fmt: skip
     return fix
 
 

@@ -412,6 +412,10 @@ GIT_AHEAD = (
     "Git is ahead of the cluster: Argo CD last synced {synced}, Git is at {target}. What differs is Git's change "
     "that has not been applied yet, not drift. {why_not}"
 )
+NO_APPLIED_RENDER = (
+    "could not render the revision Argo CD last synced ({revision}: {error}); Git's changes since are told from the "
+    "revisions alone"
+)
 GIT_AHEAD_WHY_NOT = {
     "manual": "Auto-sync is off: sync the app to apply it.",
     "failed": "The last sync ended {phase}: {message} Fix that, then sync.",

@@ -122,8 +122,10 @@ def build_application(
     self_heal: bool = False,
     server_side_apply: bool = False,
     project: str = "default",
+    git_at: str | None = None,
 ) -> Obj:
-    """A synced Application as argocd-server returns it, with ``status`` derived from ``resources``."""
+    """A synced Application as argocd-server returns it, with ``status`` derived from ``resources``. ``git_at``: Git
+    has moved on to this revision since the last sync (which applied ``REVISION``): the comparison's revision."""
     source = {"repoURL": REPO_URL, "path": f"apps/{name}", "targetRevision": "main"}
     destination = {"server": IN_CLUSTER, "namespace": destination_namespace}
     sync_policy: Obj = {}
@@ -189,7 +191,7 @@ def build_application(
         "sync": {
             "status": "OutOfSync" if out_of_sync else "Synced",
             "comparedTo": {"source": source, "destination": destination},
-            "revision": REVISION,
+            "revision": git_at or REVISION,
         },
         "health": {"status": "Healthy", "lastTransitionTime": FINISHED_AT},
         "history": [

@@ -37,7 +37,7 @@ from __future__ import annotations
 import copy
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.demo.fake_argocd.applications import IN_CLUSTER, _diff_key, build_tree
@@ -71,6 +71,8 @@ class _App:
     events: list[Obj]
     tree: Obj
     uncached_renders: int = 0
+    revision_renders: dict[str, list[Obj]] = field(default_factory=dict)
+    """Renders of other revisions than the app's (``?revision=``): what an older synced revision renders."""
 
     @property
     def name(self) -> str:
@@ -126,13 +128,15 @@ class FakeArgoCD(LocalServer):
         renders: list[list[Obj]] | None = None,
         events: list[Obj] | None = None,
         tree: Obj | None = None,
+        revision_renders: dict[str, list[Obj]] | None = None,
     ) -> None:
         """Serve ``app`` (a full Application) with ``resources`` (ResourceDiffs, states as JSON strings).
 
         ``renders`` are the manifests of successive renders: ``/manifests`` answers ``renders[0]`` (the cached
         render the last comparison used); each ``noCache=true`` call answers the next entry, staying on the last.
         Default: the target states. ``events`` are Kubernetes Events (see ``/events``). ``tree`` is a full
-        ``{"nodes": [...]}``; default: one node per live resource.
+        ``{"nodes": [...]}``; default: one node per live resource. ``revision_renders``: the manifests of other
+        revisions, answered to ``/manifests?revision=<that revision>`` (an older revision the app last synced).
         """
         app = copy.deepcopy(app)
         app.setdefault("metadata", {}).setdefault("namespace", "argocd")
@@ -155,6 +159,7 @@ class FakeArgoCD(LocalServer):
             renders=[copy.deepcopy(r) for r in renders] or [[]],
             events=copy.deepcopy(events or []),
             tree=copy.deepcopy(tree) if tree is not None else build_tree(served, lives),
+            revision_renders=copy.deepcopy(revision_renders or {}),
         )
         with self._lock:
             self._resource_version += 1
@@ -313,7 +318,9 @@ class FakeArgoCD(LocalServer):
         return {"manifest": go_json(live)}
 
     def _manifests(self, request: Request, app: _App) -> Obj:
-        if request.arg("noCache").lower() == "true":
+        if request.arg("revision") in app.revision_renders:
+            objs = app.revision_renders[request.arg("revision")]
+        elif request.arg("noCache").lower() == "true":
             app.uncached_renders += 1
             objs = app.renders[min(app.uncached_renders, len(app.renders) - 1)]
         else:
