@@ -74,10 +74,13 @@ def without_nulls(obj: Any) -> Any:
     return obj
 
 
-def explain_case(folder: Path, app: str, *, shown_only: bool = False) -> Report:
+def explain_case(
+    folder: Path, app: str, *, shown_only: bool = False, application: dict[str, Any] | None = None
+) -> Report:
     """``explain`` on a scenario folder's files (desired, live, context, desired-again), as the casebook runs it.
 
     ``shown_only``: only the findings Argo CD's own diff shows (``shown_by_argocd``), which is what ``why`` sees.
+    ``application``: the Application added to the context, as ``--context`` would.
     """
     from bot.analysis import explain, load_documents
 
@@ -86,7 +89,8 @@ def explain_case(folder: Path, app: str, *, shown_only: bool = False) -> Report:
         return load_documents(path.read_text(), name) if path.exists() else []
 
     again = docs("desired-again.yaml") if (folder / "desired-again.yaml").exists() else None
-    report = explain(docs("desired.yaml"), docs("live.yaml"), docs("context.yaml"), app=app, desired_again=again)
+    context = docs("context.yaml") + ([application] if application is not None else [])
+    report = explain(docs("desired.yaml"), docs("live.yaml"), context, app=app, desired_again=again)
     if shown_only:
         report.findings[:] = [f for f in report.findings if f.shown_by_argocd]
     return report

@@ -303,6 +303,15 @@ class ContextIndex:
         automated = (((application or {}).get("spec") or {}).get("syncPolicy") or {}).get("automated")
         return isinstance(automated, dict) and bool(automated.get("selfHeal"))
 
+    def synced_same_revision(self, app: str | None) -> bool:
+        """The Application among the inputs last synced, successfully, the revision Git is at now."""
+        application = self.applications.get(app or "") if app else None
+        if application is None:
+            return False
+        target, synced = app_revisions(application)
+        op = (application.get("status") or {}).get("operationState") or {}
+        return bool(target) and target == synced and op.get("phase", "Succeeded") == "Succeeded"
+
     def git_ahead(self, app: str | None) -> bool:
         """The Application among the inputs says Git is ahead of what it last synced."""
         application = self.applications.get(app or "") if app else None

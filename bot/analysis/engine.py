@@ -122,7 +122,8 @@ def explain(
 
     ``synced_same_revision`` (bot mode): Argo CD's last sync applied the revision it renders now.
     ``applied`` (bot mode, Git ahead): the render of the revision Argo CD last synced, what it sent then. Whether
-    Git is ahead comes from the Application among the inputs (its synced revision against its target).
+    Git is ahead, or synced at its revision, comes from the Application among the inputs (its synced revision
+    against its target).
     ``reported`` (bot mode): the pointers Argo CD's own diff reports per object (``None``: it cannot say); a
     difference it does not report is not a finding. Without it, each finding says whether Argo CD would show it
     (``bot.analysis.argocdview``).
@@ -135,7 +136,7 @@ def explain(
     pairs = pair_objects(desired, live)
     index = ContextIndex.build(context, [lobj for _, lobj in pairs if lobj is not None], live, desired)
     existing_rules = index.ignore_rules(app)
-    ahead = index.git_ahead(app)
+    ahead, same_revision = index.git_ahead(app), index.synced_same_revision(app)
     applied_by_key = {object_key(o): o for o in applied or ()}
     report.diff_mode = index.diff_mode(app)
 
@@ -165,7 +166,7 @@ def explain(
             index,
             _normalize_desired(again) if again else None,
             desired_again is not None,
-            synced_same_revision,
+            synced_same_revision or same_revision,
             ahead,
             applied_by_key.get(object_key(dobj)),
         )

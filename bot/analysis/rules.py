@@ -365,7 +365,8 @@ def propose(
     never goes into Git. ``self_heal``: the Application already has selfHeal on (the advice says what it does)."""
     fix = _propose(cause, delta, ref, desired, live, alternative)
     if not shown:
-        server_filled = cause == "api-defaulting" or allocated or "status" in delta.path
+        # an allocated field's own better fix already says to delete the empty value from Git
+        server_filled = not allocated and (cause == "api-defaulting" or "status" in delta.path)
         fix = Fix(
             action="change-source", alternative=wording.ALTERNATIVE_NOT_SHOWN if server_filled else fix.alternative
         )

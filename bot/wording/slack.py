@@ -121,6 +121,7 @@ SLACK_NO_RULE_REASONS: dict[str, str] = {
     "unknown": "the cause is not shown, and a rule could hide a real problem",
     "not-synced": "Git changed it and the app is not synced yet; a rule would keep the change from ever syncing",
 }
+SLACK_NO_RULE_NOT_SHOWN = "Argo CD's own diff does not show this difference, so there is nothing to hide"
 SLACK_BETTER_FIX = "*Better fix:* {alternative}"
 # A field changed by hand: which value is right comes first, then what each choice does. {field}, {live},
 # {desired}, {who}: code (who: the manager that wrote it).

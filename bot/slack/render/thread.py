@@ -110,6 +110,8 @@ def _fix_section(f: Finding, note: str) -> JSONBlock:
     if fix.rule is None:
         if fix.verified is False:
             reason = NO_NARROW_RULE
+        elif not f.shown_by_argocd:
+            reason = wording.SLACK_NO_RULE_NOT_SHOWN
         else:
             reason = wording.SLACK_NO_RULE_REASONS.get(f.cause, wording.SLACK_NO_RULE_REASONS["unknown"])
         lines = [fill(wording.SLACK_NO_RULE, reason=escape(reason))]
