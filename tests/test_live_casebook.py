@@ -40,13 +40,15 @@ from bot.wording.report import DIFF_MODE_NOTE, SERVER_SIDE_DIFF_BETTER
 from tests.argocd_diff import ArgoDiff, ArgoDiffError, Mode
 from tests.argocd_judge import assert_rule_holds
 from tests.conftest import ROOT
-from tests.fakes.argocd import FakeArgoCD, build_application
+from tests.fakes.argocd import REVISION, FakeArgoCD, build_application
 from tests.kube_server import KubeServer
 from tests.live.scenarios import SCENARIOS, Expect, Scenario, Script
 from tests.live.webhook import DIGEST, INJECTED_LABEL, SidecarInjector, sidecar_injector  # noqa: F401  (fixture)
 from tests.live.writers import Cluster, Obj
 
 APP = "shop"
+GIT_AT = "c0ffee0000000000000000000000000000000001"
+"""Git's revision when it has moved on since the sync (the sync applied ``REVISION``)."""
 BY_NAME = {s.name: s for s in SCENARIOS}
 
 
@@ -65,6 +67,8 @@ class Ran:
     live: list[Obj]
     context: list[Obj]
     desired_again: list[Obj] | None
+    applied: list[Obj] | None = None
+    """What Argo CD last synced, when Git has moved on since (the synced revision's render)."""
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +80,8 @@ def cluster(kube_server: KubeServer) -> Iterator[Cluster]:
         c.close()
 
 
-def application(namespace: str, sync: str, *, server_side_diff: bool = False) -> Obj:
-    app = build_application(APP, namespace, [], server_side_apply=sync == "ssa")
+def application(namespace: str, sync: str, *, server_side_diff: bool = False, git_ahead: bool = False) -> Obj:
+    app = build_application(APP, namespace, [], server_side_apply=sync == "ssa", git_at=GIT_AT if git_ahead else None)
     if server_side_diff:
         app["metadata"]["annotations"] = {"argocd.argoproj.io/compare-options": "ServerSideDiff=true"}
     return app
@@ -97,7 +101,7 @@ def run(kube_server: KubeServer, cluster: Cluster, sidecar_injector: SidecarInje
             live = [cluster.get(o) for o in script.desired if cluster.exists(o)]
             ns = cluster.get({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
             context = [cluster.get(o) for o in script.context] + [ns]
-            done[name] = Ran(scenario, namespace, script.desired, live, context, script.desired_again)
+            done[name] = Ran(scenario, namespace, script.desired, live, context, script.desired_again, script.applied)
         return done[name]
 
     return run_one
@@ -180,9 +184,14 @@ def test_explain_gives_the_scripted_verdict(
     name: str, run: Callable[[str], Ran], tmp_path: Path, argocd_diff: ArgoDiff, kube_server: KubeServer
 ) -> None:
     ran = run(name)
-    report = explain_cli(ran, tmp_path, application(ran.namespace, ran.scenario.sync))
+    ahead = ran.applied is not None
+    report = explain_cli(ran, tmp_path, application(ran.namespace, ran.scenario.sync, git_ahead=ahead))
     found = verdicts(report["findings"])
     assert found == expected(ran.scenario), (sorted(found, key=str), [f["explanation"] for f in report["findings"]])
+    confidences = {(e.kind, e.name, e.pointer): e.confidence for e in ran.scenario.expect if e.confidence}
+    for f in report["findings"]:
+        want = confidences.get((f["resource"]["kind"], f["resource"]["name"], f["pointer"]))
+        assert want in (None, f["confidence"]), (f["pointer"], f["confidence"], f["explanation"])
     # The app's diff mode is said, and under the legacy diff, where server-side diff is the better fix.
     assert report["diff_mode"] == "legacy" and DIFF_MODE_NOTE["legacy"].format(app=APP) in report["notes"]
     by_pointer = {(e.kind, e.name, e.pointer): e for e in ran.scenario.expect}
@@ -193,7 +202,7 @@ def test_explain_gives_the_scripted_verdict(
     # (test_why_reports_what_the_diff_mode_shows holds those to argodiff)
     shown = [f for f in report["findings"] if f["shown_by_argocd"]]
     assert verdicts(shown) == expected(ran.scenario, "legacy"), [f["explanation"] for f in report["findings"]]
-    ssd_app = application(ran.namespace, ran.scenario.sync, server_side_diff=True)
+    ssd_app = application(ran.namespace, ran.scenario.sync, server_side_diff=True, git_ahead=ahead)
     ssd_report = explain_cli(ran, tmp_path, ssd_app)
     assert ssd_report["diff_mode"] == "server-side"
     assert not any(SERVER_SIDE_DIFF_BETTER in f["explanation"] for f in ssd_report["findings"])
@@ -224,6 +233,25 @@ def test_explain_gives_the_scripted_verdict(
                     hides=sorted({h for f in mine for h in f["fix"]["hides"]}), mode=mode,
                     kubeconfig=kube_server.kubeconfig if mode != "legacy" else None, label=f"{name}: {desired['kind']}",
                 )  # fmt: skip
+
+
+FILES = [s.name for s in SCENARIOS if any(e.files for e in s.expect)]
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_the_files_alone_claim_no_more_than_they_show(name: str, run: Callable[[str], Ran], tmp_path: Path) -> None:
+    """Without the Application, server-side apply leaves no trace of what Argo CD sent: Git ahead and a webhook's
+    rewrite look the same, and Gatekeeper's catch-all webhook proves neither, so the verdict is unknown, no rule."""
+    ran = run(name)
+    argv = [sys.executable, "-m", "bot", "explain", "--format", "json", "--app", APP,
+            "--desired", write(tmp_path / "desired.yaml", ran.desired),
+            "--live", write(tmp_path / "live.yaml", ran.live),
+            "--context", write(tmp_path / "context.yaml", ran.context)]  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    report = json.loads(proc.stdout)
+    want = {(e.kind, e.name, e.pointer, e.files or e.cause, e.manager) for e in ran.scenario.expect}
+    assert verdicts(report["findings"]) == want, [f["explanation"] for f in report["findings"]]
+    assert all(f["fix"]["rule"] is None for f in report["findings"])
 
 
 def differing_pointers(r: Any) -> dict[str, tuple[Any, Any]]:
@@ -289,15 +317,19 @@ async def test_why_reports_what_the_diff_mode_shows(
         return
     answer = argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig if mode != "legacy" else None)
     diffs = resource_diffs(ran, answer)
-    app = application(ran.namespace, ran.scenario.sync, server_side_diff=server_side_diff)
-    app = {**app, "status": build_application(APP, ran.namespace, diffs)["status"]}
+    ahead = ran.applied is not None
+    app = application(ran.namespace, ran.scenario.sync, server_side_diff=server_side_diff, git_ahead=ahead)
+    app = {**app, "status": build_application(APP, ran.namespace, diffs, git_at=GIT_AT if ahead else None)["status"]}
     argocd.reset()
     renders = [ran.desired] + ([ran.desired_again] if ran.desired_again is not None else [])
-    argocd.add_app(app, diffs, renders)
+    argocd.add_app(app, diffs, renders, revision_renders={REVISION: ran.applied} if ran.applied else None)
     async with argocd_factory(why_settings)() as client:
         report = await investigate(APP, argocd=client, cluster=clusters(why_settings))
     found = verdicts([f.to_dict() for f in report.findings])
     assert found == expected(ran.scenario, "server-side" if server_side_diff else "legacy"), found
+    if ahead:  # what Argo CD sent is read from the synced revision's render: proven, and said once, calmly
+        assert {f.confidence for f in report.findings} == {"confirmed"}, [f.explanation for f in report.findings]
+        assert report.git_ahead is not None and report.notes[0] == report.git_ahead["text"] and not report.warnings
     assert report.application is not None
     assert report.application["diff_mode"] == report.diff_mode == ("server-side" if server_side_diff else "legacy")
     assert not (server_side_diff and any(SERVER_SIDE_DIFF_BETTER in f.explanation for f in report.findings))

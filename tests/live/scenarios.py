@@ -43,6 +43,11 @@ class Expect:
     """Argo CD's legacy diff reports the field."""
     ssd: bool = True
     """Argo CD's server-side diff reports the field."""
+    confidence: str | None = None
+    """The confidence ``explain`` must give (with the Application in its context), when the scenario is about it."""
+    files: str | None = None
+    """The cause ``explain`` gives on the files alone (no Application), when less than with it: what the objects
+    themselves prove."""
 
 
 @dataclass
@@ -59,6 +64,8 @@ class Script:
     """Objects to read back from the server for --context."""
     desired_again: list[Obj] | None = None
     sync: Sync = "csa"
+    applied: list[Obj] | None = None
+    """What Argo CD last synced, when Git has moved on since (``git_moves``): the render of the synced revision."""
 
     def track(self, obj: Obj, app: str | None = None) -> Obj:
         """The object as Argo CD applies it: in the destination namespace, with its tracking annotation."""
@@ -78,6 +85,15 @@ class Script:
             else:
                 self.cluster.argocd_client_side_apply(obj)
             self.desired.append(obj)
+
+    def git_moves(self, *objs: Obj) -> None:
+        """Git moves on after the sync and nothing syncs it: ``objs`` (tracked) replace their desired objects; what
+        Argo CD applied stays, as the render of the revision it last synced."""
+        if self.applied is None:
+            self.applied = list(self.desired)
+        for obj in objs:
+            key = (obj["kind"], obj["metadata"]["name"])
+            self.desired = [obj if (d["kind"], d["metadata"]["name"]) == key else d for d in self.desired]
 
     def install(self, *objs: Obj) -> None:
         """Objects the cluster has beside the app (an HPA, a CRD, a webhook configuration): created, read as context."""
@@ -334,6 +350,32 @@ def helm_random(s: Script) -> None:
     s.desired_again = [s.track(o) for o in render_random("creds", s.namespace)]  # and again: 3
 
 
+def git_ahead(s: Script) -> None:
+    """Argo CD synced revision A; Git is at B (auto-sync off). Gatekeeper's stock webhook intercepts every write in
+    the namespace and changes nothing."""
+    s.install(s.injector.catch_all_configuration(s.namespace))
+    s.argocd(s.track(deployment(container={"env": [{"name": "LOG_LEVEL", "value": "info"}]})),
+             s.track(configmap(mode="steady")))  # fmt: skip
+    moved = configmap(mode="busy")
+    moved["metadata"]["labels"] = {"tier": "web"}  # a field Git adds
+    s.git_moves(s.track(deployment(image="nginx:1.28", container={"env": [{"name": "LOG_LEVEL", "value": "debug"}]})),
+                s.track(moved))  # fmt: skip
+
+
+def limit_removed(s: Script) -> None:
+    """A person removes a memory limit Git sets with a JSON patch (kubectl patch --type=json): nobody owns an absent
+    field, and Kubernetes has no default for a limit."""
+    s.install(s.injector.catch_all_configuration(s.namespace))
+    s.argocd(s.track(deployment(container={"resources": {"limits": {"cpu": "500m", "memory": "512Mi"}}})))
+    s.cluster.kubectl_patch(s.desired[0], [{"op": "remove", "path": f"{LIMITS}/memory"}], kind="json")
+
+
+def helm_upgrade(s: Script) -> None:
+    """A pipeline runs ``helm upgrade`` over an object Argo CD manages: Helm's three-way patch, manager ``helm``."""
+    s.argocd(s.track(configmap(mode="steady")))
+    s.cluster.helm_upgrade(s.desired[0], {"data": {"mode": "release-train"}})
+
+
 def clean(s: Script) -> None:
     s.argocd(s.track(deployment()), s.track(service()), s.track(configmap()))
 
@@ -342,6 +384,7 @@ DEP, CM = "Deployment", "ConfigMap"
 LABEL = f"/metadata/labels/{INSTANCE.replace('/', '~1')}"
 ANNOTATION = f"/metadata/annotations/{TRACKING.replace('/', '~1')}"
 IMAGE = "/spec/template/spec/containers/0/image"
+ENV = "/spec/template/spec/containers/0/env/0"
 RESOURCES = "/spec/template/spec/containers/0/resources"
 LIMITS = f"{RESOURCES}/limits"
 REPLICAS = "/spec/replicas"
@@ -414,6 +457,28 @@ SCENARIOS: tuple[Scenario, ...] = (
         Expect("Secret", "creds-credentials", "/data/ca.crt", "nondeterministic-render", "argocd-controller"),
         Expect("Secret", "creds-credentials", "/data/password", "nondeterministic-render", "argocd-controller"),
     )),
+    # Git ahead (issue 30): what Argo CD sent is the live value. Client-side apply: its own last-applied-configuration
+    # proves it on the files alone; server-side apply: the Application's revisions say it (likely), `why` reads the
+    # synced revision's render (confirmed). Gatekeeper's catch-all webhook never makes it a webhook's doing.
+    Scenario("git-ahead-csa", "csa", git_ahead, (
+        Expect(DEP, "web", IMAGE, "not-synced", "argocd-controller", confidence="confirmed"),
+        Expect(DEP, "web", f"{ENV}/value", "not-synced", "argocd-controller", confidence="confirmed"),
+        Expect(CM, "settings", "/data/mode", "not-synced", "argocd-controller", confidence="confirmed"),
+        Expect(CM, "settings", "/metadata/labels/tier", "not-synced", None, confidence="confirmed"),
+    )),
+    Scenario("git-ahead-ssa", "ssa", git_ahead, (
+        Expect(DEP, "web", IMAGE, "not-synced", "argocd-controller", confidence="likely", files="unknown"),
+        Expect(DEP, "web", f"{ENV}/value", "not-synced", "argocd-controller", confidence="likely", files="unknown"),
+        Expect(CM, "settings", "/data/mode", "not-synced", "argocd-controller", confidence="likely", files="unknown"),
+        Expect(CM, "settings", "/metadata/labels/tier", "not-synced", None, confidence="likely", files="unknown"),
+    )),
+    # A removed limit is a removal, never "the same value" (issue 30, item 3).
+    Scenario("limit-removed-csa", "csa", limit_removed,
+             (Expect(DEP, "web", f"{LIMITS}/memory", "unknown", None, confidence="possible"),)),
+    Scenario("limit-removed-ssa", "ssa", limit_removed,
+             (Expect(DEP, "web", f"{LIMITS}/memory", "unknown", None, confidence="possible"),)),
+    Scenario("helm-upgrade-by-a-pipeline", "csa", helm_upgrade,
+             (Expect(CM, "settings", "/data/mode", "manual-edit", "helm", confidence="likely"),)),
     Scenario("clean-csa", "csa", clean),
     Scenario("clean-ssa", "ssa", clean),
 )

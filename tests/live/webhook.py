@@ -6,6 +6,8 @@ Deployment it answers a JSON patch that injects a ``proxy`` sidecar container, a
 ``sidecar.example.com/injected: "true"``, and rewrites the first container's image tag to a digest: what istio's
 or linkerd's injector and an image-digest policy do. It is idempotent (an UPDATE of an injected object changes
 nothing) and declares ``sideEffects: None``, so that dry-run requests (Argo CD's server-side diff) call it too.
+On ``/allow`` it changes nothing: the catch-all configuration of a policy engine (Gatekeeper's, Kyverno's) that
+intercepts every resource whether or not a mutation applies.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ INJECTED_LABEL = "sidecar.example.com/injected"
 DIGEST = "sha256:" + "4f" * 32
 CONFIGURATION = "sidecar-injector"
 WEBHOOK = "inject.sidecar.example.com"
+CATCH_ALL = "gatekeeper-mutating-webhook-configuration"
 
 
 def _escape(key: str) -> str:
@@ -60,7 +63,9 @@ class _Handler(BaseHTTPRequestHandler):
         review = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         request = review["request"]
         response: dict[str, Any] = {"uid": request["uid"], "allowed": True}
-        ops = mutation(request["object"]) if request["kind"]["kind"] == "Deployment" else []
+        # /allow answers as a policy engine's catch-all webhook does when no mutation applies: allowed, no patch
+        mutate = request["kind"]["kind"] == "Deployment" and self.path == "/mutate"
+        ops = mutation(request["object"]) if mutate else []
         if ops:
             response["patchType"] = "JSONPatch"
             response["patch"] = base64.b64encode(json.dumps(ops).encode()).decode()
@@ -121,6 +126,31 @@ class SidecarInjector:
                 "admissionReviewVersions": ["v1"],
                 "sideEffects": "None",
                 "failurePolicy": "Fail",
+                "reinvocationPolicy": "Never",
+                "timeoutSeconds": 10,
+            }],
+        }  # fmt: skip
+
+    def catch_all_configuration(self, namespace: str) -> dict[str, Any]:
+        """A webhook configuration as Gatekeeper's stock install registers it (every group, version and resource,
+        CREATE and UPDATE), answered by ``/allow``: it intercepts everything and changes nothing. Limited to
+        ``namespace`` (Gatekeeper's exemption label, plus the name) so that the casebook's other namespaces stay
+        untouched."""
+        return {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "MutatingWebhookConfiguration",
+            "metadata": {"name": f"{CATCH_ALL}-{namespace}"},
+            "webhooks": [{
+                "name": "mutation.gatekeeper.sh",
+                "clientConfig": {"url": self.url.replace("/mutate", "/allow"), "caBundle": self.ca_bundle},
+                "rules": [{"apiGroups": ["*"], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"],
+                           "resources": ["*"], "scope": "*"}],
+                "namespaceSelector": {"matchExpressions": [
+                    {"key": "admission.gatekeeper.sh/ignore", "operator": "DoesNotExist"},
+                    {"key": "kubernetes.io/metadata.name", "operator": "In", "values": [namespace]}]},
+                "admissionReviewVersions": ["v1"],
+                "sideEffects": "None",
+                "failurePolicy": "Ignore",
                 "reinvocationPolicy": "Never",
                 "timeoutSeconds": 10,
             }],

@@ -13,7 +13,8 @@ named for who it is, and sends what that writer sends (verb, content type, ``fie
   by ``keda-operator``);
 * a person: ``kubectl edit`` (strategic merge patch, ``kubectl-edit``), ``kubectl patch`` (``kubectl-patch``),
   ``kubectl apply`` (``kubectl-client-side-apply``, or ``kubectl`` Apply with ``--server-side --force-conflicts``);
-* an operator: server-side apply with its own manager.
+* an operator: server-side apply with its own manager;
+* a pipeline's ``helm upgrade``: a strategic merge patch by ``helm`` (Helm names its field manager after its binary).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ KUBECTL_UA = "kubectl/v1.34.2 (linux/amd64) kubernetes/6a2b4da"
 KCM_UA = "kube-controller-manager/v1.34.2 (linux/amd64) kubernetes/6a2b4da/system:serviceaccount:kube-system:" \
     "horizontal-pod-autoscaler"  # fmt: skip
 ARGOCD = "argocd-controller"
+HELM_UA = "Helm/3.16.2"
 
 # (group, kind) -> (plural, namespaced) for the kinds the casebook writes; custom resources are added by `serve`.
 _RESOURCES: dict[tuple[str, str], tuple[str, bool]] = {
@@ -193,6 +195,13 @@ class Cluster:
                    "json": "application/json-patch+json"}[kind]  # fmt: skip
         return self.call("PATCH", path_of(obj), patch, content_type=content,
                          params={"fieldManager": "kubectl-patch"}, user_agent=KUBECTL_UA)  # fmt: skip
+
+    # -- Helm's command line ----------------------------------------------------------------------------------------
+
+    def helm_upgrade(self, obj: Mapping[str, Any], patch: Obj) -> Obj:
+        """``helm upgrade``: Helm's three-way strategic merge patch, its field manager the binary's name (``helm``)."""
+        return self.call("PATCH", path_of(obj), patch, content_type="application/strategic-merge-patch+json",
+                         params={"fieldManager": "helm"}, user_agent=HELM_UA)  # fmt: skip
 
 
 def three_way(previous: Any, desired: Any, live: Any) -> Any:
