@@ -64,7 +64,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = review["request"]
         response: dict[str, Any] = {"uid": request["uid"], "allowed": True}
         # /allow answers as a policy engine's catch-all webhook does when no mutation applies: allowed, no patch
-        mutate = request["kind"]["kind"] == "Deployment" and self.path == "/mutate"
+        mutate = request["kind"]["kind"] == "Deployment" and not self.path.startswith("/allow")
         ops = mutation(request["object"]) if mutate else []
         if ops:
             response["patchType"] = "JSONPatch"
