@@ -217,6 +217,12 @@ class Report:
         return bool(self.findings)
 
     @property
+    def git_ahead_only(self) -> bool:
+        """Git is ahead of what Argo CD last synced and every difference is Git's change not synced yet: not drift,
+        said in one calm message (no thread, no alarm)."""
+        return self.git_ahead is not None and all(f.cause == "not-synced" for f in self.findings)
+
+    @property
     def complete(self) -> bool:
         """Every desired object was compared: without findings, the app matches Git."""
         return not self.not_compared

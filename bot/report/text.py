@@ -105,10 +105,13 @@ def _body(report: Report) -> str:
                                              count=wording.plural(wording.DESIRED_OBJECTS, len(report.not_compared)),
                                              labels=labels)  # fmt: skip
         return "\n".join([head, *(f"note: {n}" for n in report.notes)]) + "\n"
-    resources = len({f.resource for f in report.findings})
+    shown = [f for f in report.findings if f.shown_by_argocd]
+    counted = shown or report.findings
+    hidden = len(report.findings) - len(shown)
+    rest = "" if not hidden else wording.HIDDEN_SOME.format(count=hidden) if shown else wording.HIDDEN_ALL
     out = [
-        f"{report.app or 'app'}: {wording.plural(wording.DIFFERENCES, len(report.findings))} in "
-        f"{wording.plural(wording.RESOURCES, resources)} "
+        f"{report.app or 'app'}: {wording.plural(wording.DIFFERENCES, len(counted))} in "
+        f"{wording.plural(wording.RESOURCES, len({f.resource for f in counted}))}{rest} "
         f"(of {report.resources_compared} compared)",
         "",
     ]

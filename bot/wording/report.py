@@ -522,6 +522,9 @@ NOT_LIVE = "{label} is in the desired manifests but not among the live objects: 
 # {total}, {compared}, {count} below are already counted phrases (``plural``): "3 resources", "1 desired object"
 NOT_COMPARED = "Not compared (no live counterpart): {count} of {total}; the report says nothing about them."
 NO_DRIFT = "No drift: {app} matches Git in {compared}."
+HIDDEN_SOME = ", and {count} more that Argo CD's own diff does not show"
+HIDDEN_ALL = ", none of which Argo CD's own diff shows"
+"""The headline counts what Argo CD shows (what makes the app OutOfSync) apart from the rest."""
 INCOMPLETE = (
     "Incomplete: no field of {app} differs in the {compared} compared, but {count} not compared, so this is not a "
     "clean bill: {labels}."

@@ -28,6 +28,8 @@ SYNCED_NOW = "`{app}` is Synced: nothing left to explain."
 # already masked where they belong to a Secret.
 
 SLACK_ICON_DRIFT = ":large_orange_circle:"
+SLACK_ICON_GIT_AHEAD = ":large_blue_circle:"
+"""Git ahead of the cluster: a state to sync, not an alarm."""
 SLACK_ICON_SYNCED = ":large_green_circle:"
 SLACK_ICON_FAILED = ":red_circle:"
 SLACK_ICON_WARNING = ":rotating_light:"
@@ -40,7 +42,8 @@ SLACK_UNSETTLED = ("{count} sync did not settle it", "{count} syncs did not sett
 SLACK_APPS = ("{count} app", "{count} apps")
 
 # the parent message (one per drift episode)
-SLACK_PARENT_DRIFT = "{app} is OutOfSync: {differences} in {resources}"
+SLACK_PARENT_DRIFT = "{app} is OutOfSync: {differences} in {resources}{hidden}"
+SLACK_PARENT_GIT_AHEAD = "{app} is waiting for a sync: {differences} in {resources} changed in Git"
 SLACK_PARENT_DRIFT_NONE = "{app} is OutOfSync, but argo-why found no field that differs from Git"
 SLACK_PARENT_SYNCED = "{app} is Synced again"
 SLACK_PARENT_FAILED = "{app} is OutOfSync, and the analysis failed"
@@ -83,7 +86,9 @@ SLACK_WHO_MANAGER = "({manager})"
 SLACK_WHO_VIA = "(via the {subresource} subresource)"
 
 # the thread: one section per finding, then what not to do
-SLACK_THREAD_TITLE = "Why {app} is OutOfSync: {differences} in {resources} (of {compared} compared)"
+SLACK_THREAD_TITLE = "Why {app} is OutOfSync: {differences} in {resources}{hidden} (of {compared} compared)"
+SLACK_HIDDEN_SOME = ", and {count} more that Argo CD's own diff does not show"
+SLACK_HIDDEN_ALL = ", none of which Argo CD's own diff shows"
 SLACK_THREAD_APP_FACTS = "sync: {sync} · RespectIgnoreDifferences: {respect} · existing ignoreDifferences: {existing}"
 SLACK_SYNC_MANUAL = "manual"
 SLACK_SYNC_AUTOMATED = "automated"

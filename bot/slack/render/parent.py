@@ -72,11 +72,16 @@ def parent_message(report: Report, alert: Alert, buttons: Buttons | None, fixes:
     counts = report_counts(report)
     plain: list[str] = []
     actions: list[str] = []
+    # Git ahead of the cluster is not drift: one calm message, no thread (thread_messages gives none), no fix buttons
+    calm = alert.status == "drift" and report.git_ahead_only
 
     if alert.status == "synced":
         title, icon = wording.SLACK_PARENT_SYNCED, wording.SLACK_ICON_SYNCED
     elif alert.status == "failed":
         title, icon = wording.SLACK_PARENT_FAILED, wording.SLACK_ICON_FAILED
+        actions = [ActionId.MUTE, ActionId.RECHECK]
+    elif calm:
+        title, icon = wording.SLACK_PARENT_GIT_AHEAD, wording.SLACK_ICON_GIT_AHEAD
         actions = [ActionId.MUTE, ActionId.RECHECK]
     else:
         title = wording.SLACK_PARENT_DRIFT if report.findings else wording.SLACK_PARENT_DRIFT_NONE
@@ -86,10 +91,10 @@ def parent_message(report: Report, alert: Alert, buttons: Buttons | None, fixes:
             actions.insert(0, ActionId.SHOW_DIFF)
     head = [section(f"{icon} " + fill(title, app=app, **{k: escape(v) for k, v in counts.items()}), note)]
     plain.append(title.format(app=alert.app, **counts) + ".")
-    facts = _facts(alert, unsettled=alert.status != "synced")
+    facts = _facts(alert, unsettled=alert.status != "synced" and not calm)
     info = [context([facts], note)] if facts else []
     tail = [actions_block(buttons, alert.app, actions)] if buttons is not None and actions else []
-    if fixes is not None and alert.status == "drift":
+    if fixes is not None and alert.status == "drift" and not calm:
         ruled = [f for f in report.findings if f.fix.rule is not None]
         block = fix_block(SLOT_ALL, "ignore", ruled, alert.app, fixes)
         tail += [block] if block is not None else []
@@ -106,6 +111,15 @@ def parent_message(report: Report, alert: Alert, buttons: Buttons | None, fixes:
     body: list[JSONBlock] = []
     if alert.status == "failed":
         body.append(section(fill(wording.SLACK_PARENT_FAILED_HINT, app=in_code(alert.app)), note))
+    elif calm and report.git_ahead is not None:
+        ahead = str(report.git_ahead.get("text") or "")
+        body.append(section(escape(ahead), note))
+        plain.append(ahead)
+        lines = [f"• {verdict(f)}" for f in report.findings[:PARENT_VERDICTS]]
+        rest = len(report.findings) - len(lines)
+        more = [fill(wording.SLACK_AND_MORE, count=str(rest))] if rest > 0 else []
+        if lines:
+            body.append(context(["\n".join(lines)[: MAX_SECTION - 200], *more], note))
     elif report.findings:
         lines = [escape(wording.SLACK_SYNCED_WAS)] if alert.status == "synced" else []
         header = len(lines)

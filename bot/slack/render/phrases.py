@@ -86,10 +86,21 @@ def verdict_plain(f: Finding) -> str:
 
 
 def report_counts(report: Report) -> dict[str, str]:
-    """The "N differences" and "N resources" of the Report's findings, plain text for the templates."""
+    """The "N differences" and "N resources" of the Report's findings, plain text for the templates: those Argo
+    CD's own diff shows (what makes the app OutOfSync), the others counted apart in ``hidden``."""
+    shown = [f for f in report.findings if f.shown_by_argocd]
+    hidden = len(report.findings) - len(shown)
+    counted = shown or report.findings
+    if not hidden:
+        rest = ""
+    elif shown:
+        rest = wording.SLACK_HIDDEN_SOME.format(count=hidden)
+    else:
+        rest = wording.SLACK_HIDDEN_ALL
     return {
-        "differences": plural(wording.SLACK_DIFFERENCES, len(report.findings)),
-        "resources": plural(wording.SLACK_RESOURCES, len({f.resource for f in report.findings})),
+        "differences": plural(wording.SLACK_DIFFERENCES, len(counted)),
+        "resources": plural(wording.SLACK_RESOURCES, len({f.resource for f in counted})),
+        "hidden": rest,
     }
 
 

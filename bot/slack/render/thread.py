@@ -161,8 +161,11 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
     better fix is in the source, "Open PR: fix the source" (slot ``source-N``); under a field changed by hand,
     "Open PR: commit the live value to Git" (slot ``commit-N``); or the PR already opened.
 
-    Split into as many messages as needed so that each stays within the limits of :mod:`bot.slack.render`.
+    Split into as many messages as needed so that each stays within the limits of :mod:`bot.slack.render`. Git ahead
+    of the cluster and nothing else (``Report.git_ahead_only``) gets no thread: its parent is the one calm message.
     """
+    if report.git_ahead_only:
+        return []
     note = cut_note(alert.app)
     app = app_md(alert)
     if not report.findings:
