@@ -10,11 +10,20 @@
    explains it, the owner of an atomic list notwithstanding);
 4. nondeterministic-render: two renders of the same revision disagree and Argo CD
    wrote the live value;
-5. by the owner (``writers``): no managedFields at all -> unknown; nobody ->
-   mutating webhook; Argo CD -> mutating webhook when one intercepts the object,
-   else unknown; replicas with a scaler -> autoscaler; a person's tool -> manual
-   edit; Flux and other GitOps tools -> other-gitops; any other controller ->
-   operator (``likely`` when its name is unknown and nothing points at it).
+5. not-synced (Git ahead of the cluster): nobody but Argo CD owns the field and what
+   it last sent there (``FieldFacts.sent``: its own last-applied-configuration, or the
+   render of the revision it last synced) is the live value while Git renders another:
+   ``confirmed``; only the Application's revisions saying Git is ahead: ``likely``;
+6. by the owner (``writers``): no managedFields at all -> unknown; nobody ->
+   mutating webhook, or a removal when the value is absent; Argo CD -> mutating
+   webhook when one intercepts the object (confirmed only with proof that the value
+   changed on admission, and never on a catch-all webhook's match alone), else
+   unknown; replicas with a scaler -> autoscaler; a person's tool (and Helm's command
+   line) -> manual edit; Flux and other GitOps tools -> other-gitops; any other
+   controller -> operator (``likely`` when its name is unknown and nothing points at it).
+
+What proves each cause and what only allows it is the table in the README ("How the
+analysis decides"); ``confidence`` says which: ``confirmed`` needs the proof.
 
 Guarantees: pure; never returns a cause outside the contract vocabulary; the
 ``reason`` and ``evidence`` strings never contain field values (Secrets).
@@ -259,7 +268,7 @@ _BEFORE_OWNER: tuple[Callable[[FieldFacts], Verdict | None], ...] = (
     _nondeterministic,
     _not_synced,
 )
-"""Steps 1 to 5 of the module docstring, tried in this order; the first verdict wins, else the owner decides."""
+"""Steps 1 to 5 of the module docstring, tried in this order; the first verdict wins, else the owner decides (6)."""
 
 
 def _argocd_mask(value: Any) -> bool:

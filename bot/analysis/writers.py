@@ -1,18 +1,22 @@
 """Step 5 of the cause rules: the owner decides, and who the known owners are.
 
-No managedFields at all -> unknown; nobody owns the field -> a mutating webhook;
-only Argo CD owns it (the field, or an atomic list around a webhook's item) -> a
-mutating webhook when one intercepts the object (or Argo CD's own
-last-applied-configuration shows it sent Git's value), else unknown; another
-owner -> autoscaler (a scaler in the context, kube-controller-manager through the
-scale subresource, or the cluster autoscaler), manual edit, other GitOps tool or
-operator.
+No managedFields at all -> unknown; nobody owns the field -> a mutating webhook
+(a value no request sent came in on admission), or, when the value is absent, a
+removal (``unknown``: a removal records no field manager); only Argo CD owns it (the
+field, or an atomic list around a webhook's item) -> a mutating webhook when one
+intercepts the object or what Argo CD sent (``FieldFacts.sent``) is Git's value,
+else unknown; another owner -> autoscaler (a scaler in the context,
+kube-controller-manager through the scale subresource, or the cluster autoscaler),
+manual edit (Helm's command line included), other GitOps tool or operator.
 
 Confidence means something: ``confirmed`` only when ownership and context both
 prove the cause (a known controller's manager name, a matching HPA, ScaledObject
-or MachineAutoscaler, a matching webhook configuration); a manager this module
-does not know, with nothing in the context pointing at it, is at most ``likely``
-and the reason says it could be a person's script.
+or MachineAutoscaler; for a webhook, proof that the value changed on admission and
+a configuration whose rules name this kind of object). A webhook that intercepts
+every resource proves nothing on its own: with proof of admission it is ``likely``,
+without it the verdict is ``unknown`` and says both readings (Git ahead, or the
+webhook). A manager this module does not know, with nothing in the context pointing
+at it, is at most ``likely`` and the reason says it could be a person's script.
 
 Guarantees: pure; reasons and evidence never contain field values (Secrets).
 """
