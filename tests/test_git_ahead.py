@@ -319,3 +319,17 @@ def test_findings_argocd_does_not_show_never_ask_for_server_filled_values_in_git
     for f in hidden:
         assert f.fix.rule is None and f.fix.alternative == wording.ALTERNATIVE_NOT_SHOWN, f.pointer
     assert report.to_dict()["summary"]["shown_by_argocd"] == len(report.findings) - len(hidden)
+
+
+def test_a_catch_all_webhook_does_not_block_a_published_default() -> None:
+    """Gateway API's published defaults are ``likely`` (versions differ); a webhook whose rules name HTTPRoutes
+    could have set the value instead, one that intercepts every resource says nothing about it."""
+    from bot.analysis import load_documents
+
+    folder = CASEBOOK / "cases" / "httproute-crd-defaults"
+    docs = {n: load_documents((folder / n).read_text(), n) for n in ("desired.yaml", "live.yaml")}
+    app = json.loads((folder / "case.json").read_text())["app"]
+    plain = explain(docs["desired.yaml"], docs["live.yaml"], [], app=app).findings
+    with_hook = explain(docs["desired.yaml"], docs["live.yaml"], [CATCH_ALL], app=app).findings
+    assert [(f.pointer, f.cause, f.confidence) for f in with_hook] == [(f.pointer, f.cause, f.confidence) for f in plain]
+    assert {f.cause for f in plain} <= {"api-defaulting", "normalization"}

@@ -172,7 +172,8 @@ def _normalised(f: FieldFacts, why: str) -> Verdict:
 def _custom_normaliser(f: FieldFacts) -> tuple[str, ObjectRef | None, list[str]]:
     """Who re-serialised a custom resource's value: a mutating webhook that intercepts it, the conversion webhook of
     its CRD, the controller that owns the field, or, when the context shows none, the resource's own webhook."""
-    hooks = f.obj.index.webhooks_for(f.obj.live)
+    # a webhook that intercepts every resource names no writer of this value in particular
+    hooks = [h for h in f.obj.index.webhooks_for(f.obj.live) if not h.catch_all]
     if hooks:
         h = next((h for h in hooks if "UPDATE" in h.operations), hooks[0])
         ev = wording.EVIDENCE_WEBHOOK_OPS.format(configuration=h.configuration.label, webhook=h.webhook,
@@ -196,7 +197,8 @@ def _defaulting(f: FieldFacts) -> Verdict | None:
     if f.added_item:
         return None  # an item that appears in a list is something a controller or a webhook added, not a default
     proof = proves(ref.group, ref.kind, ref.version, delta.path, delta.live, f.obj.crd())
-    if proof is None or (not proof.certain and f.obj.index.webhooks_for(f.obj.live)):
+    specific = [h for h in f.obj.index.webhooks_for(f.obj.live) if not h.catch_all]
+    if proof is None or (not proof.certain and specific):
         return None  # a published default of some version is no proof against a webhook that could have set it
     return Verdict(
         "api-defaulting",
