@@ -331,6 +331,7 @@ def test_a_catch_all_webhook_does_not_block_a_published_default() -> None:
     app = json.loads((folder / "case.json").read_text())["app"]
     plain = explain(docs["desired.yaml"], docs["live.yaml"], [], app=app).findings
     with_hook = explain(docs["desired.yaml"], docs["live.yaml"], [CATCH_ALL], app=app).findings
+
     def verdicts(findings: list[Finding]) -> list[tuple[str, str, str]]:
         return [(f.pointer, f.cause, f.confidence) for f in findings]
 
