@@ -128,6 +128,11 @@ async def test_why_says_git_ahead_once_with_the_revisions(settings: ArgoCDSettin
     )
     assert report.to_dict()["git_ahead"]["synced"] == [REVISION]
     assert not report.warnings  # a calm note, not a warning
+    from bot.report.text import render
+
+    text = render(report)
+    assert text.count(report.git_ahead["text"]) == 1
+    assert text.index(report.git_ahead["text"]) < text.index("verdict:")
 
 
 async def test_why_with_server_side_apply_reads_the_synced_revisions_render(

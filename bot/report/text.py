@@ -87,6 +87,8 @@ def _application(report: Report) -> list[str]:
         f"existing ignoreDifferences: {len(facts.get('ignore_differences') or [])}",
     ]
     lines += [f"  SharedResourceWarning: {m}" for m in facts.get("shared_resource_warnings") or []]
+    if report.git_ahead is not None:  # said first, calmly: what differs is Git's change, not drift
+        lines.append(f"  {report.git_ahead.get('text')}")
     return [*lines, ""]
 
 
@@ -123,7 +125,8 @@ def _body(report: Report) -> str:
             out.append("")
     out += _paste(report.findings)
     for n in report.notes:
-        out.append(f"note: {n}")
+        if report.git_ahead is None or n != report.git_ahead.get("text"):  # already said with the Application
+            out.append(f"note: {n}")
     return "\n".join(out) + "\n"
 
 
