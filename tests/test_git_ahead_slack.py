@@ -79,3 +79,20 @@ async def test_the_running_bot_posts_one_calm_message_for_a_git_ahead_app(
     actions = [e["action_id"] for b in parent["blocks"] if b["type"] == "actions" for e in b["elements"]]
     assert actions == ["mute", "recheck"]
     assert slack.thread(CHANNEL, parent["ts"]) == []
+
+
+async def test_the_sweep_leaves_git_ahead_to_argocd_as_the_trigger_does(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    """An app OutOfSync after a successful sync of another revision than Git's sends no webhook (the trigger leaves
+    it out) and the sweep queues nothing for it either; the same app synced at Git's revision is queued."""
+    from bot.runtime.sweep import Sweep
+
+    app, resources, renders = app_from_case(ROLLBACK)
+    ahead = build_application(app["metadata"]["name"], "pricing", resources, git_at=NEW)
+    argocd.add_app(ahead, resources, renders)
+    settings.runtime.sweep_s = 0
+    async with running(settings, workers=0) as bot:
+        assert await Sweep(bot.services).run() == 0
+        argocd.add_app(build_application(app["metadata"]["name"], "pricing", resources), resources, renders)
+        assert await Sweep(bot.services).run() == 1

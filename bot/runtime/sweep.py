@@ -2,12 +2,12 @@
 
 :class:`Sweep` lists the applications (one call) and raises the alerts Argo CD's notifications do not send:
 
-* an app OutOfSync after a successful sync (the last operation Succeeded, and compared since it finished) that no
-  thread shows as drifting gets the alert its webhook would have carried, queued with the webhook's own
-  idempotency key, so a webhook that did come (or comes later) is the same alert, once (an app whose alert went
-  to a digest has no thread, and is not alerted again). A drift with no sync in between after its thread turned
-  green (someone edited the cluster; the trigger fires once per sync) reuses a key already seen: it is queued
-  under a key of its own, once per state of the app's thread;
+* an app OutOfSync after a successful sync (the last operation Succeeded, of the revision Git is at, and compared
+  since it finished) that no thread shows as drifting gets the alert its webhook would have carried, queued with
+  the webhook's own idempotency key, so a webhook that did come (or comes later) is the same alert, once (an app
+  whose alert went to a digest has no thread, and is not alerted again). A drift with no sync in between after
+  its thread turned green (someone edited the cluster; the trigger fires once per sync) reuses a key already
+  seen: it is queued under a key of its own, once per state of the app's thread;
 * an app Synced again whose thread still shows drift gets a "Synced" alert: its parent turns green;
 * the fleet index (:mod:`bot.store.fleet`) keeps only apps Argo CD lists as OutOfSync: the others are dropped;
   the time since the last sweep is counted for each of them by cause (the weekly report's chart), and the App
@@ -52,10 +52,22 @@ def settled_after_sync(app: dict[str, Any]) -> bool:
     what the notifications trigger in deploy/argocd-notifications/ waits for too."""
     status = app.get("status") or {}
     op = status.get("operationState") or {}
-    if op.get("phase") != "Succeeded":
+    if op.get("phase") != "Succeeded" or not synced_git_revision(app):
         return False
     finished, reconciled = _time(op.get("finishedAt")), _time(status.get("reconciledAt"))
     return finished is None or reconciled is None or reconciled >= finished
+
+
+def synced_git_revision(app: dict[str, Any]) -> bool:
+    """The last sync applied the revision Git is at (``revisions``, one per source, for a multi-source app), as the
+    trigger asks: Git ahead of the cluster is not drift and is left to Argo CD (README, "The report", ``git_ahead``).
+    True when Argo CD kept no sync result to compare."""
+    status = app.get("status") or {}
+    result = (status.get("operationState") or {}).get("syncResult")
+    if not isinstance(result, dict):
+        return True
+    sync = status.get("sync") or {}
+    return result.get("revision") == sync.get("revision") and result.get("revisions") == sync.get("revisions")
 
 
 class Sweep:
