@@ -116,7 +116,7 @@ def _unowned(f: FieldFacts) -> Verdict:
     if f.delta.live is MISSING:
         # a removal leaves no owner (ownership follows values), and no default explains it (those rules came first)
         sent = f.sent()
-        if sent is not None and sent.source != "revision" and deep_equal(sent.value, f.delta.desired):
+        if sent is not None and deep_equal(sent.value, f.delta.desired):
             how = wording.SENT_HOW[sent.source]
             return Verdict("unknown", "possible", Writer(), wording.REASON_REMOVED_SENT.format(how=how),
                            [wording.EVIDENCE_SENT_GIT.format(how=how), wording.EVIDENCE_REMOVED, *ev],
