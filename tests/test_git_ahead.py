@@ -342,3 +342,15 @@ def test_a_catch_all_webhook_does_not_block_a_published_default() -> None:
 
     assert verdicts(with_hook) == verdicts(plain)
     assert {f.cause for f in plain} <= {"api-defaulting", "normalization"}
+
+
+async def test_why_without_the_synced_revisions_render_claims_no_more_than_the_revisions(
+    settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    """Argo CD cannot render the revision it last synced (gone from the repository): the revisions alone say Git
+    is ahead, ``likely``, and a note says the render failed; never today's render taken for the old one."""
+    name = serve(argocd, kube, GATEKEEPER)
+    report = await why(settings, name)
+    f = only(report.findings)
+    assert (f.cause, f.confidence, f.fix.rule) == ("not-synced", "likely", None)
+    assert any(n.startswith("could not render the revision Argo CD last synced") for n in report.notes)

@@ -318,8 +318,14 @@ class FakeArgoCD(LocalServer):
         return {"manifest": go_json(live)}
 
     def _manifests(self, request: Request, app: _App) -> Obj:
-        if request.arg("revision") in app.revision_renders:
-            objs = app.revision_renders[request.arg("revision")]
+        revision = request.arg("revision")
+        sync = (app.app.get("status") or {}).get("sync") or {}
+        if revision in app.revision_renders:
+            objs = app.revision_renders[revision]
+        elif revision and revision != sync.get("revision") and revision not in (sync.get("revisions") or []):
+            # an older revision this stand-in was given no render of: never answer with today's render instead
+            raise ApiError(500, 2, f"rpc error: code = Unknown desc = Manifest generation error: unable to resolve "
+                                   f"'{revision}' to a commit SHA")  # fmt: skip
         elif request.arg("noCache").lower() == "true":
             app.uncached_renders += 1
             objs = app.renders[min(app.uncached_renders, len(app.renders) - 1)]
