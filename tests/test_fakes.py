@@ -326,7 +326,10 @@ def test_uncached_renders_advance_and_stay_on_the_last(argo: FakeArgoCD, client:
 
     seen = [schedule(), schedule(noCache="true"), schedule(), schedule(noCache="true"), schedule(noCache="true")]
     assert seen == ["1 * * * *", "2 * * * *", "1 * * * *", "3 * * * *", "3 * * * *"]
-    assert schedule(revision="abc") and argo.calls[-1].query == {"revision": "abc"}
+    # another revision is rendered only when the stand-in was given its render: never today's in its place
+    assert client.get("/api/v1/applications/shop/manifests", params={"revision": "abc"}).status_code == 500
+    argo.add_app(app, diffs, renders=[[cron("1 * * * *")]], revision_renders={"abc": [cron("9 * * * *")]})
+    assert schedule(revision="abc") == "9 * * * *" and argo.calls[-1].query == {"revision": "abc"}
 
 
 def test_default_render_is_the_target_states(client: httpx.Client) -> None:
