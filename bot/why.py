@@ -23,9 +23,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.analysis import ObjKey, deep_equal, diff_objects, explain, object_key, resource_ref
+from bot.analysis.argoscope import skip_reason
 from bot.analysis.context import app_diff_mode, plural
+from bot.analysis.resources import missing_issue, nothing_differs, prune_issue, skipped_note
 from bot.analysis.schema import is_known
-from bot.model import Finding, Report
+from bot.model import Finding, Report, ResourceIssue, Skipped
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, ResourceDiff
 from bot.sources.cluster import Clusters, ClusterSource
 from bot.wording import report as wording
@@ -155,18 +157,15 @@ async def investigate(
         return fresh or d.live
 
     lives = await asyncio.gather(*(live_of(d) for d in modified))
-    desired, live, reported, missing = [], [], {}, []
+    desired, live, reported = [], [], {}
     for d, lv in zip(modified, lives, strict=True):
         obj = _with_owners(d, lv)
         if d.target is None or obj is None:
-            side = "Git" if d.target is None else "the cluster"
-            notes.append(f"{d.kind} {d.name} is missing from {side}: not a field difference, not analysed")
-            if d.target is not None:  # Git has it, the cluster not: the report must not pass for clean
-                missing.append(resource_ref(d.target))
-            continue
+            continue  # a resource only one side has: below
         desired.append(d.target)
         live.append(obj)
         reported[(d.group, d.kind, d.namespace, d.name)] = _reported_pointers(d)
+    issues, skipped = one_sided(name, app, diffs)
 
     context: list[dict[str, Any]] = [app] + [d.live for d in diffs if d.live is not None]
     again: list[dict[str, Any]] | None = None
@@ -175,11 +174,44 @@ async def investigate(
         again = await _second_render(argocd, name, facts.get("revision"), app_namespace, desired, notes)
     report = explain(desired, live, context, app=name, desired_again=again,
                      synced_same_revision=_synced_same_revision(app), reported=reported)  # fmt: skip
+    report.resources = issues + report.resources
+    report.skipped = skipped + report.skipped
+    if skipped:
+        report.notes.append(skipped_note(report.skipped))
     report.notes = notes + report.notes
-    report.not_compared = missing + report.not_compared
     report.application = facts
     report.warnings = loop_warnings(facts, report.findings)
+    if not report.findings and not report.resources and facts.get("sync_status") == "OutOfSync":
+        report.nothing_differs = nothing_differs(app, name)
     return report
+
+
+def one_sided(
+    name: str, app: dict[str, Any], diffs: Sequence[ResourceDiff]
+) -> tuple[list[ResourceIssue], list[Skipped]]:
+    """The resources only one side has, as Argo CD counts them: a live object Git no longer has that its status marks
+    ``requiresPruning`` (Argo CD's ``modified`` is false for those), a Git object the cluster lacks; hooks,
+    ``hook: Skip`` and ``IgnoreExtraneous`` objects are not counted (``managed-resources`` leaves hooks out itself)."""
+    status = {(str(r.get("group") or ""), str(r.get("kind") or ""), str(r.get("namespace") or ""),
+               str(r.get("name") or "")): r
+              for r in (app.get("status") or {}).get("resources") or [] if isinstance(r, dict)}  # fmt: skip
+    issues: list[ResourceIssue] = []
+    skipped: list[Skipped] = []
+    for d in diffs:
+        if (d.target is None) == (d.live is None):
+            continue
+        key = (d.group, d.kind, d.namespace, d.name)
+        entry = status.get(key)
+        ref = resource_ref(d.target or d.live or {})
+        if reason := skip_reason(d.target, d.live):
+            skipped.append(Skipped(ref, reason))
+        elif d.target is not None:
+            issues.append(missing_issue(ref, d.target, name, app))
+        elif d.live is not None and (entry is None or entry.get("requiresPruning")):
+            # an entry without requiresPruning: an object that only copied the app's tracking (not counted)
+            issues.append(prune_issue(ref, d.live, name, app, status_says=entry is not None))
+    issues.sort(key=lambda r: (r.resource.group, r.resource.kind, r.resource.namespace, r.resource.name))
+    return issues, skipped
 
 
 def _synced_same_revision(app: dict[str, Any]) -> bool:

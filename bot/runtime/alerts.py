@@ -148,7 +148,7 @@ class Alerts:
             self.s.metrics.analyses.labels(outcome="muted").inc()
             return
         report, analysed = await self._report(job, ref)
-        if not report.findings and report.complete:  # an object not compared is not "matches Git"
+        if report.clean:  # an object not compared, a resource to prune or missing is not "matches Git"
             await self.turn_green(ref if ref is not None else listed, alert, key)
             return
         routed = await self.router.route(name, ns, body.app.project)
@@ -335,14 +335,14 @@ class Alerts:
             return
         revision = (report.application or {}).get("revision")
         alert = self.alert(name, ns, revision=str(revision) if revision else None,
-                           status="drift" if report.findings or not report.complete else "synced")  # fmt: skip
+                           status="synced" if report.clean else "drift")  # fmt: skip
         if job.command == "diff":
             msg, full = diff_message(report, alert)
             _, ts = await self.s.outbox.post(channel, msg)
             if full:
                 await self.s.outbox.upload(channel, ts, f"{name}.diff", full, f"Diff of {name}")
             return
-        if not report.findings:
+        if not report.findings and not report.resources and report.nothing_differs is None:
             await self.s.outbox.post(channel, parent_message(report, alert, None))
             return
         controls = await self._controls(app_key(name, ns), name, ns, alert, report)
