@@ -125,7 +125,10 @@ def parent_message(report: Report, alert: Alert, buttons: Buttons | None, fixes:
             body.append(context([*more, *also, escape(wording.SLACK_SEE_THREAD)], note))
         plain.append(_summary_plain(report.findings))
     elif alert.status == "drift" and report.resources:  # resources only one side has: which, and the thread
-        body += [section("\n".join(parent_lines(report)), note), context([escape(wording.SLACK_SEE_THREAD)], note)]
+        body += [
+            section("\n".join(parent_lines(report)), note),
+            context([escape(wording.SLACK_SEE_THREAD_RESOURCES)], note),
+        ]
         plain.append(resources_plain(report))
     elif alert.status == "drift" and report.nothing_differs is not None:
         body += nothing_differs_blocks(report, note)
