@@ -7,7 +7,11 @@ fresh ``resource`` call when they are missing); the cause from the analysis with
 the cluster context (HPAs, ScaledObjects, webhooks, namespaces, Applications);
 nondeterminism from two uncached renders of the synced revision. Facts about the
 Application (self-heal, recent syncs, existing ignoreDifferences, shared-resource
-warnings) are added to the report and change the advice.
+warnings) are added to the report and change the advice. A resource only one side
+has (a live object Git no longer has, which Argo CD serves with ``modified`` false
+and marks ``requiresPruning`` in its status; a Git object the cluster lacks) gets
+its reason from the Application's status (``bot.analysis.resources``); when Argo CD
+says OutOfSync and nothing differs, the report says so (``nothing_differs``).
 
 The number of HTTP calls does not grow with the number of in-sync resources:
 one application, one managed-resources, two renders when something drifted, and
