@@ -150,6 +150,8 @@ async def investigate(
     async def live_of(d: ResourceDiff) -> dict[str, Any] | None:
         if d.live is not None and (d.live.get("metadata") or {}).get("managedFields"):
             return d.live
+        if d.live is None and d.normalized_live is None:
+            return None  # not in the cluster: nothing to read (a missing resource, said below)
         obj = d.live or d.normalized_live or d.predicted_live or {}
         version = str(obj.get("apiVersion", "v1")).rsplit("/", 1)[-1]
         try:

@@ -28,11 +28,14 @@ from bot.analysis import explain
 from bot.analysis.argoscope import excluded, is_hook, is_sync_skip, skip_reason, tracks
 from bot.cli import exit_status
 from bot.config import ArgoCDSettings
+from bot.demo.runner import webhook_body
 from bot.model import Report, report_from_dict
 from bot.wording import report as wording
-from tests.conftest import ROOT, deployment, live_of, why_settings
-from tests.fakes.argocd import FakeArgoCD, build_application, resource_diff
-from tests.fakes.kube import FakeKubernetes
+from tests.conftest import CASEBOOK, ROOT, deployment, live_of, why_settings
+from tests.fakes.argocd import FakeArgoCD, app_from_case, build_application, resource_diff
+from tests.fakes.kube import FakeKubernetes, context_from_case
+from tests.fakes.slack import FakeSlack
+from tests.service_kit import CHANNEL, running, service_settings
 from tests.test_slack_render import check_golden, hand_alert, rendered
 from tests.test_why import why
 
@@ -357,7 +360,8 @@ async def test_why_names_why_a_resource_is_missing(
     assert issue.fix == wording.MISSING_FIXES[reason].format(app="shop", group="", kind="ConfigMap", name="settings")
     assert said is None or any(said in e for e in issue.evidence), issue.evidence
     assert report.not_compared == [] and exit_status(report) == 1
-    assert not any("not analysed" in n for n in report.notes)
+    assert not any("not analysed" in n or "could not read" in n for n in report.notes), report.notes
+    assert not [c for c in argocd.calls if c.path.endswith("/resource")]  # nothing to read from the cluster
 
 
 async def test_outofsync_with_nothing_that_differs(settings: ArgoCDSettings, argocd: FakeArgoCD) -> None:
@@ -429,3 +433,29 @@ def test_findings_and_resources_share_the_thread() -> None:
     data = rendered(report, hand_alert())
     assert "Also 2 resources only one side has" in json.dumps(data["parent"])
     assert any("only one side has" in m["text"] for m in data["thread"])
+
+
+# --- the bot ----------------------------------------------------------------------------------------------------
+
+
+async def test_the_bot_explains_a_resource_to_prune_instead_of_turning_green(
+    slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, redis_url: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """Before: no field differs, so the alert turned the parent green ("Synced again") for an OutOfSync app."""
+    settings = service_settings(slack, argocd, kube, redis_url, tmp_path, monkeypatch)
+    folder = CASEBOOK / "cases" / "clean-no-findings"
+    app, resources, renders = app_from_case(folder)
+    name, ns = app["metadata"]["name"], app["spec"]["destination"]["namespace"]
+    resources.append(resource_diff(None, live(configmap("old-flags", app=name, namespace=ns))))
+    app["status"] = build_application(name, ns, resources)["status"]
+    assert app["status"]["sync"]["status"] == "OutOfSync"
+    argocd.add_app(app, resources, renders)
+    kube.add(*context_from_case(folder))
+    async with running(settings) as bot:
+        await bot.webhook(webhook_body(app))
+        await bot.settle()
+    [parent] = slack.messages(CHANNEL)
+    assert "Synced again" not in parent["text"] and "only one side has" in parent["text"]
+    thread = json.dumps(slack.thread(CHANNEL, parent["ts"]))
+    assert "old-flags" in thread and f"argocd app sync {name} --prune" in thread
