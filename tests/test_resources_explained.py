@@ -459,3 +459,12 @@ async def test_the_bot_explains_a_resource_to_prune_instead_of_turning_green(
     assert "Synced again" not in parent["text"] and "only one side has" in parent["text"]
     thread = json.dumps(slack.thread(CHANNEL, parent["ts"]))
     assert "old-flags" in thread and f"argocd app sync {name} --prune" in thread
+
+
+def test_the_drift_page_says_which_resources_and_the_fix() -> None:
+    from bot.report.html import render_html
+
+    report = _one_sided_report()
+    page = render_html(report)
+    for r in report.resources:
+        assert r.explanation.replace("'", "&#39;") in page and r.fix.replace("'", "&#39;") in page
