@@ -31,6 +31,7 @@ from bot.config import ArgoCDSettings
 from bot.demo.runner import webhook_body
 from bot.model import Report, report_from_dict
 from bot.wording import report as wording
+from bot.wording import slack as wording_slack
 from tests.conftest import CASEBOOK, ROOT, deployment, live_of, why_settings
 from tests.fakes.argocd import FakeArgoCD, app_from_case, build_application, resource_diff
 from tests.fakes.kube import FakeKubernetes, context_from_case
@@ -468,3 +469,15 @@ def test_the_drift_page_says_which_resources_and_the_fix() -> None:
     page = render_html(report)
     for r in report.resources:
         assert r.explanation.replace("'", "&#39;") in page and r.fix.replace("'", "&#39;") in page
+
+
+def test_a_digest_says_an_app_has_resources_only_one_side_has() -> None:
+    from bot.slack.render import digest_message
+    from bot.state import DigestItem
+
+    report = _one_sided_report()
+    kept = DigestItem.of(hand_alert(), report).parsed_report()  # what the digest keeps in Redis
+    assert [r.resource.name for r in kept.resources] == ["old", "settings"]
+    message = digest_message([(hand_alert(), kept), (hand_alert(app="billing"), Report(app="billing"))], None)
+    text = json.dumps(message.to_dict())
+    assert wording_slack.SLACK_DIGEST_STATES["one-sided"] in text and wording_slack.SLACK_DIGEST_STATES["clean"] in text

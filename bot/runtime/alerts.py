@@ -59,9 +59,13 @@ _CHANNEL_REFUSALS = ("channel_not_found", "not_in_channel", "is_archived", "rest
 
 
 def fingerprint(report: Report) -> str:
-    """Identity of an episode's findings: the same fields with the same causes."""
+    """Identity of an episode's findings: the same fields with the same causes (and the same resources only one side
+    has, with their reasons; an OutOfSync with nothing that differs)."""
     items = sorted(f"{f.resource.group}/{f.resource.kind}/{f.resource.namespace}/{f.resource.name}"
                    f"{f.pointer}={f.cause}" for f in report.findings)  # fmt: skip
+    items += sorted(f"{r.resource.group}/{r.resource.kind}/{r.resource.namespace}/{r.resource.name}"
+                    f" {r.state}={r.reason}" for r in report.resources)  # fmt: skip
+    items += ["nothing-differs"] if report.nothing_differs is not None else []
     return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
 
 

@@ -166,6 +166,7 @@ SLACK_DIGEST_STATES: dict[str, str] = {  # the app's state in the digest
     "failed": "the analysis failed",
     "synced": "Synced again",
     "clean": "no field differs from Git",
+    "one-sided": "no field differs, but resources are only in Git or only in the cluster",
 }
 SLACK_DIGEST_LINES: dict[str, str] = {
     **{state: "{app}: " + text for state, text in SLACK_DIGEST_STATES.items()},
