@@ -85,7 +85,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     context = read_objects(args.context) if args.context else []
     again = read_objects(args.desired_again) if args.desired_again else None
     report = explain(desired, live, context, app=args.app, desired_again=again)
-    if not report.resources_compared:
+    if not report.resources_compared and report.not_compared:  # hooks alone are not "no counterpart"
         raise BadInput(wording.INPUT_NO_COUNTERPART, source=", ".join(args.live))
     sys.stdout.write(render(report, args.format))
     if args.format != "text":  # the text report prints its notes itself
@@ -95,8 +95,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def exit_status(report: Report) -> int:
-    """1 for drift, and for a report that left desired objects out (incomplete is not clean); else 0."""
-    return EXIT_DRIFT if report.findings or report.not_compared else EXIT_CLEAN
+    """1 for drift, for a report that left desired objects out (incomplete is not clean), for resources only one side
+    has (to prune, missing) and for an app Argo CD calls OutOfSync with nothing that differs; else 0."""
+    return EXIT_CLEAN if report.clean else EXIT_DRIFT
 
 
 def cmd_why(args: argparse.Namespace) -> int:
@@ -180,8 +181,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 _DEBUG = "  ARGO_WHY_DEBUG=1   print the traceback of an internal error (never printed otherwise)"
 _EXIT_REPORT = """\
 exit status:
-  0  no drift: every desired object was compared and matches
-  1  drift explained, or an incomplete comparison (a desired object without its live counterpart)
+  0  no drift: every desired object was compared and matches (hooks are not compared, as in Argo CD)
+  1  drift explained, an incomplete comparison, a resource to prune or missing, or nothing differs (why)
   2  {bad}: one line on stderr naming it
   3  {upstream}"""
 

@@ -28,6 +28,7 @@ Confidence = Literal["confirmed", "likely", "possible"]
 Action = Literal[
     "ignore", "change-source", "revert", "server-side-diff", "resolve-ownership", "investigate", "sync"
 ]  # fmt: skip
+ResourceState = Literal["requires-pruning", "missing"]
 
 
 @dataclass(frozen=True, order=True)
@@ -172,6 +173,38 @@ class Finding:
 
 
 @dataclass
+class ResourceIssue:
+    """A resource only one side has: in the cluster but no longer in Git (``requires-pruning``), or in Git but not in
+    the cluster (``missing``). Not a field difference: the JSON report lists them in ``resources``."""
+
+    resource: ResourceRef
+    state: ResourceState
+    reason: str
+    """Why, as a short code (``auto-prune-off``, ``prune-disabled``, ``selective-sync``, ``sync-failed``, ...;
+    ``unknown`` when nothing says): README, "The report"."""
+    explanation: str
+    fix: str
+    evidence: list[str] = field(default_factory=list)
+    """What Argo CD's status or the objects say (a sync result's message, an annotation)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"resource": self.resource.to_dict(), "state": self.state, "reason": self.reason,
+                "explanation": self.explanation, "fix": self.fix, "evidence": list(self.evidence)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A resource Argo CD gives no sync status (a hook, ``hook: Skip``, ``IgnoreExtraneous``, an excluded kind):
+    neither a finding nor "not compared"."""
+
+    resource: ResourceRef
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"resource": self.resource.to_dict(), "reason": self.reason}
+
+
+@dataclass
 class ComparedObject:
     """One compared object pair, for the drift page: Git's rendered object and the live one (managedFields kept).
 
@@ -211,6 +244,13 @@ class Report:
     one per source), ``why_not`` (``manual``, ``automated``, ``failed``, ``running``) and ``text`` (the sentence)."""
     objects: list[ComparedObject] = field(default_factory=list)
     """The object pairs that differ, for the page (not in ``to_dict()``: the JSON report stays as it was)."""
+    resources: list[ResourceIssue] = field(default_factory=list)
+    """Resources only one side has (to prune, missing), each with its reason and fix."""
+    skipped: list[Skipped] = field(default_factory=list)
+    """Resources Argo CD does not compare (hooks and the like): neither findings nor ``not_compared``."""
+    nothing_differs: dict[str, Any] | None = None
+    """``why`` only: Argo CD says OutOfSync, yet no field differs and no resource is only on one side; what its
+    status says (comparison time, sync time, revision) and the step that settles it."""
 
     @property
     def drifted(self) -> bool:
@@ -221,6 +261,12 @@ class Report:
         """Git is ahead of what Argo CD last synced and every difference is Git's change not synced yet: not drift,
         said in one calm message (no thread, no alarm)."""
         return self.git_ahead is not None and all(f.cause == "not-synced" for f in self.findings)
+
+    @property
+    def clean(self) -> bool:
+        """Nothing to say: no finding, every desired object compared, no resource only one side has, and Argo CD
+        does not claim OutOfSync against the evidence."""
+        return not self.findings and self.complete and not self.resources and self.nothing_differs is None
 
     @property
     def complete(self) -> bool:
@@ -241,7 +287,15 @@ class Report:
                 "already_ignored": self.ignored,
             },
             "not_compared": [r.to_dict() for r in self.not_compared],
+            "resources": [r.to_dict() for r in self.resources],
+            "skipped": [s.to_dict() for s in self.skipped],
         }
+        summary = out["summary"]
+        summary["requires_pruning"] = sum(r.state == "requires-pruning" for r in self.resources)
+        summary["missing"] = sum(r.state == "missing" for r in self.resources)
+        summary["skipped"] = len(self.skipped)
+        if self.nothing_differs is not None:
+            out["nothing_differs"] = self.nothing_differs
         if self.application is not None:
             out["application"] = self.application
         if self.diff_mode is not None:
@@ -295,6 +349,21 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         application=data.get("application"),
         diff_mode=data.get("diff_mode"),
         git_ahead=data.get("git_ahead"),
+        resources=[
+            ResourceIssue(
+                _resource_from_dict(r["resource"]),
+                r["state"],
+                str(r.get("reason") or "unknown"),
+                str(r.get("explanation") or ""),
+                str(r.get("fix") or ""),
+                list(r.get("evidence") or []),
+            )
+            for r in data.get("resources") or []
+        ],
+        skipped=[
+            Skipped(_resource_from_dict(s["resource"]), str(s.get("reason") or "")) for s in data.get("skipped") or []
+        ],
+        nothing_differs=data.get("nothing_differs"),
     )
 
 

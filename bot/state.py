@@ -71,12 +71,14 @@ class DigestItem(BaseModel):
     def of(cls, alert: Alert, report: Report, reason: str | None = None, channel: str | None = None,
            route_note: str | None = None) -> DigestItem:  # fmt: skip
         """What the digest needs of a report, no more (it may list a thousand apps, rewritten at every flush): per
-        finding the resource, pointer, cause and writer; the first warning."""
+        finding the resource, pointer, cause and writer; the first warning; the resources only one side has."""
         findings = [{"resource": f.resource.to_dict(), "pointer": f.pointer, "cause": f.cause,
                      "writer": {"manager": f.writer.manager,
                                 "object": f.writer.object.to_dict() if f.writer.object else None}}
                     for f in report.findings]  # fmt: skip
-        return cls(alert=alert, report={"app": report.app, "findings": findings, "warnings": report.warnings[:1]},
+        resources = [r.to_dict() for r in report.resources]  # few: resources only one side has
+        return cls(alert=alert, report={"app": report.app, "findings": findings, "warnings": report.warnings[:1],
+                                        "resources": resources},
                    reason=reason, channel=channel, route_note=route_note)  # fmt: skip
 
 

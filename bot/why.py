@@ -7,7 +7,11 @@ fresh ``resource`` call when they are missing); the cause from the analysis with
 the cluster context (HPAs, ScaledObjects, webhooks, namespaces, Applications);
 nondeterminism from two uncached renders of the synced revision. Facts about the
 Application (self-heal, recent syncs, existing ignoreDifferences, shared-resource
-warnings) are added to the report and change the advice.
+warnings) are added to the report and change the advice. A resource only one side
+has (a live object Git no longer has, which Argo CD serves with ``modified`` false
+and marks ``requiresPruning`` in its status; a Git object the cluster lacks) gets
+its reason from the Application's status (``bot.analysis.resources``); when Argo CD
+says OutOfSync and nothing differs, the report says so (``nothing_differs``).
 
 The number of HTTP calls does not grow with the number of in-sync resources:
 one application, one managed-resources, two renders when something drifted, and
@@ -23,9 +27,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.analysis import ObjKey, deep_equal, diff_objects, explain, object_key, resource_ref
+from bot.analysis.argoscope import skip_reason
 from bot.analysis.context import app_diff_mode, app_revisions, plural
+from bot.analysis.resources import missing_issue, nothing_differs, prune_issue, skipped_note
 from bot.analysis.schema import is_known
-from bot.model import Finding, Report
+from bot.model import Finding, Report, ResourceIssue, Skipped
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, ResourceDiff
 from bot.sources.cluster import Clusters, ClusterSource
 from bot.wording import report as wording
@@ -175,6 +181,8 @@ async def investigate(
     async def live_of(d: ResourceDiff) -> dict[str, Any] | None:
         if d.live is not None and (d.live.get("metadata") or {}).get("managedFields"):
             return d.live
+        if d.live is None and d.normalized_live is None:
+            return None  # not in the cluster: nothing to read (a missing resource, said below)
         obj = d.live or d.normalized_live or d.predicted_live or {}
         version = str(obj.get("apiVersion", "v1")).rsplit("/", 1)[-1]
         try:
@@ -186,18 +194,15 @@ async def investigate(
         return fresh or d.live
 
     lives = await asyncio.gather(*(live_of(d) for d in modified))
-    desired, live, reported, missing = [], [], {}, []
+    desired, live, reported = [], [], {}
     for d, lv in zip(modified, lives, strict=True):
         obj = _with_owners(d, lv)
         if d.target is None or obj is None:
-            side = "Git" if d.target is None else "the cluster"
-            notes.append(f"{d.kind} {d.name} is missing from {side}: not a field difference, not analysed")
-            if d.target is not None:  # Git has it, the cluster not: the report must not pass for clean
-                missing.append(resource_ref(d.target))
-            continue
+            continue  # a resource only one side has: below
         desired.append(d.target)
         live.append(obj)
         reported[(d.group, d.kind, d.namespace, d.name)] = _reported_pointers(d)
+    issues, skipped = one_sided(name, app, diffs)
 
     context: list[dict[str, Any]] = [app] + [d.live for d in diffs if d.live is not None]
     again: list[dict[str, Any]] | None = None
@@ -209,13 +214,18 @@ async def investigate(
     report = explain(desired, live, context, app=name, desired_again=again,
                      synced_same_revision=_synced_same_revision(app), reported=reported,
                      applied=applied)  # fmt: skip
+    report.resources = issues + report.resources
+    report.skipped = skipped + report.skipped
+    if skipped:
+        report.notes.append(skipped_note(report.skipped))
     report.notes = notes + report.notes
-    report.not_compared = missing + report.not_compared
     report.application = facts
     report.git_ahead = git_ahead_note(app, facts)
     if report.git_ahead is not None:
         report.notes.insert(0, report.git_ahead["text"])
     report.warnings = loop_warnings(facts, report.findings)
+    if not report.findings and not report.resources and facts.get("sync_status") == "OutOfSync":
+        report.nothing_differs = nothing_differs(app, name)
     return report
 
 
@@ -239,6 +249,34 @@ async def _applied_render(
         notes.append(wording.NO_APPLIED_RENDER.format(revision=_short(synced[0]), error=e))
         return None
     return _in_destination(render, desired)
+
+
+def one_sided(
+    name: str, app: dict[str, Any], diffs: Sequence[ResourceDiff]
+) -> tuple[list[ResourceIssue], list[Skipped]]:
+    """The resources only one side has, as Argo CD counts them: a live object Git no longer has that its status marks
+    ``requiresPruning`` (Argo CD's ``modified`` is false for those), a Git object the cluster lacks; hooks,
+    ``hook: Skip`` and ``IgnoreExtraneous`` objects are not counted (``managed-resources`` leaves hooks out itself)."""
+    status = {(str(r.get("group") or ""), str(r.get("kind") or ""), str(r.get("namespace") or ""),
+               str(r.get("name") or "")): r
+              for r in (app.get("status") or {}).get("resources") or [] if isinstance(r, dict)}  # fmt: skip
+    issues: list[ResourceIssue] = []
+    skipped: list[Skipped] = []
+    for d in diffs:
+        if (d.target is None) == (d.live is None):
+            continue
+        key = (d.group, d.kind, d.namespace, d.name)
+        entry = status.get(key)
+        ref = resource_ref(d.target or d.live or {})
+        if reason := skip_reason(d.target, d.live):
+            skipped.append(Skipped(ref, reason))
+        elif d.target is not None:
+            issues.append(missing_issue(ref, d.target, name, app))
+        elif d.live is not None and (entry is None or entry.get("requiresPruning")):
+            # an entry without requiresPruning: an object that only copied the app's tracking (not counted)
+            issues.append(prune_issue(ref, d.live, name, app, status_says=entry is not None))
+    issues.sort(key=lambda r: (r.resource.group, r.resource.kind, r.resource.namespace, r.resource.name))
+    return issues, skipped
 
 
 def _synced_same_revision(app: dict[str, Any]) -> bool:

@@ -34,6 +34,7 @@ from pydantic import SecretStr
 from bot.analysis import covers
 from bot.clients import argocd_factory, clusters
 from bot.config import ArgoCDSettings
+from bot.demo.fake_argocd.diffs import is_argocd_hook
 from bot.demo.fake_argocd.objects import _state
 from bot.why import investigate
 from bot.wording.report import DIFF_MODE_NOTE, SERVER_SIDE_DIFF_BETTER
@@ -67,8 +68,15 @@ class Ran:
     live: list[Obj]
     context: list[Obj]
     desired_again: list[Obj] | None
+    pairs: list[tuple[Obj | None, Obj | None]]
+    """What Argo CD compares: each desired object with its live one (None: not in the cluster), then the objects
+    only the cluster has (leftovers of an earlier revision)."""
     applied: list[Obj] | None = None
     """What Argo CD last synced, when Git has moved on since (the synced revision's render)."""
+
+    @property
+    def compared(self) -> list[tuple[Obj, Obj]]:
+        return [(d, lv) for d, lv in self.pairs if d is not None and lv is not None]
 
 
 @pytest.fixture(scope="module")
@@ -98,10 +106,16 @@ def run(kube_server: KubeServer, cluster: Cluster, sidecar_injector: SidecarInje
             kube_server.create_namespace(namespace)
             script = Script(cluster, namespace, APP, sidecar_injector, sync=scenario.sync)
             scenario.script(script)
-            live = [cluster.get(o) for o in script.desired if cluster.exists(o)]
+            pairs: list[tuple[Obj | None, Obj | None]] = [
+                (o, cluster.get(o) if cluster.exists(o) else None) for o in script.desired
+            ]
+            pairs += [(None, cluster.get(o)) for o in script.leftover if cluster.exists(o)]
+            live = [lv for _, lv in pairs if lv is not None]
             ns = cluster.get({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
             context = [cluster.get(o) for o in script.context] + [ns]
-            done[name] = Ran(scenario, namespace, script.desired, live, context, script.desired_again, script.applied)
+            done[name] = Ran(
+                scenario, namespace, script.desired, live, context, script.desired_again, pairs, script.applied
+            )
         return done[name]
 
     return run_one
@@ -122,11 +136,15 @@ def explain_cli(ran: Ran, folder: Path, app: Obj) -> dict[str, Any]:
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
     assert proc.returncode in (0, 1), proc.stderr
     report: dict[str, Any] = json.loads(proc.stdout)
-    assert proc.returncode == (1 if report["findings"] else 0)
+    assert proc.returncode == (1 if report["findings"] or report["resources"] else 0)
     return report
 
 
 Verdict = tuple[str, str, str, str, str | None]
+
+
+def one_sided(resources: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
+    return {(r["resource"]["kind"], r["resource"]["name"], r["state"]) for r in resources}
 
 
 def verdicts(findings: list[dict[str, Any]]) -> set[Verdict]:
@@ -192,6 +210,11 @@ def test_explain_gives_the_scripted_verdict(
     for f in report["findings"]:
         want = confidences.get((f["resource"]["kind"], f["resource"]["name"], f["pointer"]))
         assert want in (None, f["confidence"]), (f["pointer"], f["confidence"], f["explanation"])
+    # resources only one side has, and what Argo CD does not compare (hooks, IgnoreExtraneous)
+    assert one_sided(report["resources"]) == set(ran.scenario.resources), report["resources"]
+    assert {(x["resource"]["kind"], x["resource"]["name"], x["reason"]) for x in report["skipped"]} == set(
+        ran.scenario.skipped
+    )
     # The app's diff mode is said, and under the legacy diff, where server-side diff is the better fix.
     assert report["diff_mode"] == "legacy" and DIFF_MODE_NOTE["legacy"].format(app=APP) in report["notes"]
     by_pointer = {(e.kind, e.name, e.pointer): e for e in ran.scenario.expect}
@@ -213,7 +236,7 @@ def test_explain_gives_the_scripted_verdict(
     if rules:  # Argo CD's own diff, with the proposed rules as the Application's ignoreDifferences
         mode = diff_mode(ran.scenario, False)
         answer = argocd_diff.diff(
-            list(zip(ran.desired, ran.live, strict=True)), mode=mode, ignore_differences=rules,
+            ran.compared, mode=mode, ignore_differences=rules,
             kubeconfig=kube_server.kubeconfig if mode != "legacy" else None,
         )  # fmt: skip
         drifted = {f["pointer"] for f in report["findings"]}
@@ -221,7 +244,7 @@ def test_explain_gives_the_scripted_verdict(
         assert not [x for x in left if any(covers(d, x[1]) or covers(x[1], d) for d in drifted)], differences(answer)
         assert not answer.modified, differences(answer)
         # and the blast radius, judged by Argo CD leaf by leaf (tests/argocd_judge.py) in the app's diff mode
-        for desired, live in zip(ran.desired, ran.live, strict=True):
+        for desired, live in ran.compared:
             key = (desired["kind"], desired["metadata"]["name"])
             mine = [
                 f for f in report["findings"]
@@ -282,7 +305,7 @@ def diff_mode(scenario: Scenario, server_side_diff: bool) -> Mode:
 def resource_diffs(ran: Ran, answer: Any) -> list[Obj]:
     """``managed-resources`` as Argo CD serves it, from Argo CD's own diff of every (desired, live) pair."""
     out = []
-    for desired, live, r in zip(ran.desired, ran.live, answer.resources, strict=True):
+    for (desired, live), r in zip(ran.pairs, answer.resources, strict=True):
         diff: Obj = {"kind": r.kind, "name": r.name, "namespace": r.namespace}
         if r.group:
             diff["group"] = r.group
@@ -290,6 +313,8 @@ def resource_diffs(ran: Ran, answer: Any) -> list[Obj]:
                     predictedLiveState=_state(r.predicted_live))  # fmt: skip
         if r.modified:
             diff["modified"] = True
+        if is_argocd_hook(live if live is not None else desired or {}):
+            diff["hook"] = True  # managed-resources never serves hooks
         out.append(diff)
     return out
 
@@ -310,7 +335,7 @@ async def test_why_reports_what_the_diff_mode_shows(
 ) -> None:  # fmt: skip
     ran = run(name)
     mode = diff_mode(ran.scenario, server_side_diff)
-    pairs = list(zip(ran.desired, ran.live, strict=True))
+    pairs = ran.pairs
     if server_side_diff and ran.scenario.ssd_error:  # the dry-run apply is refused: Argo CD shows the error
         with pytest.raises(ArgoDiffError, match=re.escape(ran.scenario.ssd_error)):
             argocd_diff.diff(pairs, mode=mode, kubeconfig=kube_server.kubeconfig)
@@ -330,6 +355,8 @@ async def test_why_reports_what_the_diff_mode_shows(
     if ahead:  # what Argo CD sent is read from the synced revision's render: proven, and said once, calmly
         assert {f.confidence for f in report.findings} == {"confirmed"}, [f.explanation for f in report.findings]
         assert report.git_ahead is not None and report.notes[0] == report.git_ahead["text"] and not report.warnings
+    assert one_sided([r.to_dict() for r in report.resources]) == set(ran.scenario.resources), report.resources
+    assert report.nothing_differs is None
     assert report.application is not None
     assert report.application["diff_mode"] == report.diff_mode == ("server-side" if server_side_diff else "legacy")
     assert not (server_side_diff and any(SERVER_SIDE_DIFF_BETTER in f.explanation for f in report.findings))

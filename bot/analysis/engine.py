@@ -21,15 +21,17 @@ from typing import Any
 
 from bot.analysis import masking
 from bot.analysis.argocdview import ArgoView, view
+from bot.analysis.argoscope import destination_server, excluded, skip_reason, tracks
 from bot.analysis.causes import ObjectInputs, decide
 from bot.analysis.context import ContextIndex, meta, tracked_app
 from bot.analysis.diff import Delta, diff_objects
 from bot.analysis.managedfields import Entry, entries_of, owners
 from bot.analysis.pairing import pair_objects
 from bot.analysis.pointer import MISSING, covers, join, readable
+from bot.analysis.resources import prune_issue, skipped_note
 from bot.analysis.rules import propose, rule_paths
 from bot.analysis.schema import group_of
-from bot.model import ComparedObject, Finding, Report, ResourceRef
+from bot.model import ComparedObject, Finding, Report, ResourceRef, Skipped
 from bot.wording import report as wording
 
 ObjKey = tuple[str, str, str, str]
@@ -139,10 +141,17 @@ def explain(
     ahead, same_revision = index.git_ahead(app), index.synced_same_revision(app)
     applied_by_key = {object_key(o): o for o in applied or ()}
     report.diff_mode = index.diff_mode(app)
+    application = index.applications.get(app) if app else None
+    server = destination_server(index.applications.values(), app)
 
     for raw, lobj in pairs:
         dobj = _normalize_desired(raw)
         ref = resource_ref(dobj)
+        # hooks, `hook: Skip` and excluded kinds: Argo CD gives them no sync status, so neither do we
+        skip = skip_reason(raw, lobj) or ("excluded" if excluded(raw, index.argocd_cm, server) else None)
+        if skip is not None:
+            report.skipped.append(Skipped(ref, skip))
+            continue
         if lobj is None:
             report.not_compared.append(ref)
             report.notes.append(wording.NOT_LIVE.format(label=ref.label))
@@ -180,6 +189,9 @@ def explain(
             finding = _finding(delta, inputs, report.diff_mode, argo)
             if answer is None or finding.shown_by_argocd:
                 report.findings.append(finding)
+    _only_live(report, pairs, live, app, application, index, server)
+    if report.skipped:
+        report.notes.append(skipped_note(report.skipped))
     if report.not_compared:
         report.notes.insert(
             0,
@@ -196,7 +208,33 @@ def explain(
         total = wording.plural(wording.DIFFERENCES, len(report.findings))
         report.notes.append(wording.NOT_SHOWN_NOTE.format(count=hidden, total=total))
     report.findings.sort(key=Finding.sort_key)
+    report.resources.sort(key=lambda r: ref_key(r.resource))
     return report
+
+
+def _only_live(
+    report: Report,
+    pairs: Sequence[tuple[dict[str, Any], dict[str, Any] | None]],
+    live: Sequence[dict[str, Any]],
+    app: str | None,
+    application: dict[str, Any] | None,
+    index: ContextIndex,
+    server: str | None,
+) -> None:
+    """Live objects Git no longer has that the app tracks as its own: Argo CD's "requires pruning" (hooks and
+    IgnoreExtraneous objects apart, which it does not count)."""
+    matched = {object_key(lobj) for _, lobj in pairs if lobj is not None}
+    for lobj in live:
+        if not lobj.get("apiVersion") or not lobj.get("kind") or object_key(lobj) in matched:
+            continue
+        if not tracks(lobj, app) or excluded(lobj, index.argocd_cm, server):
+            continue
+        ref = resource_ref(lobj)
+        reason = skip_reason(None, lobj)  # a leftover hook, or an object marked IgnoreExtraneous
+        if reason is not None:
+            report.skipped.append(Skipped(ref, reason))
+        else:
+            report.resources.append(prune_issue(ref, lobj, app, application))
 
 
 def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None, argo: ArgoView) -> Finding:

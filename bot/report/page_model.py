@@ -213,6 +213,15 @@ def _fold(blocks: list[Block]) -> list[Block]:
     return out
 
 
+def _one_sided(report: Report) -> list[str]:
+    """Resources only one side has, and an OutOfSync nothing explains: said where the warnings are."""
+    out = [f"{r.resource.label}: {wording.RESOURCE_STATES[r.state]}. {r.explanation} {r.fix}" for r in report.resources]
+    said = report.nothing_differs
+    if said is not None:
+        out.append(f"{said.get('explanation')} {said.get('fix')}")
+    return out
+
+
 def build_page(report: Report, alert: Alert | None = None) -> Page:
     """The page of one report (``alert`` adds what the bot knows beyond it: revision, namespace)."""
     alert = alert or Alert.from_report(report)
@@ -239,7 +248,7 @@ def build_page(report: Report, alert: Alert | None = None) -> Page:
         cards=cards,
         objects=objects,
         unplaced=[c for c in cards if c.number not in placed],
-        warnings=list(report.warnings),
+        warnings=[*report.warnings, *_one_sided(report)],
         notes=list(report.notes),
         compared=report.resources_compared,
         not_compared=[r.label for r in report.not_compared],

@@ -97,7 +97,27 @@ def render(report: Report) -> str:
     return "\n".join(head) + ("\n" if head else "") + _body(report)
 
 
+def _resources(report: Report) -> list[str]:
+    """The resources only one side has, by state, each with its reason and fix; then an OutOfSync nothing explains."""
+    out: list[str] = []
+    for state, title in wording.RESOURCE_STATES.items():
+        for r in (r for r in report.resources if r.state == state):
+            res = r.resource
+            api = f"{res.group}/{res.version}" if res.group else res.version or "v1"
+            out += [f"{res.label} ({api}): {title}", f"    reason:   {r.reason}", f"    why:      {r.explanation}",
+                    f"    fix:      {r.fix}", *(f"    evidence: {e}" for e in r.evidence), ""]  # fmt: skip
+    if report.nothing_differs is not None:
+        out += [str(report.nothing_differs.get("explanation") or ""), f"fix: {report.nothing_differs.get('fix')}", ""]
+    return out
+
+
 def _body(report: Report) -> str:
+    if not report.findings and (report.resources or report.nothing_differs is not None):
+        counted = wording.plural(wording.RESOURCES, report.resources_compared)
+        count = wording.plural(wording.RESOURCES_COUNTED, len(report.resources))
+        head_lines = [wording.RESOURCES_HEAD.format(app=report.app or "the app", compared=counted, count=count), ""]
+        lines = [*(head_lines if report.resources else []), *_resources(report)]
+        return "\n".join([*lines, *(f"note: {n}" for n in report.notes)]) + "\n"
     if not report.findings:
         app, compared = report.app or "the app", report.resources_compared
         head = wording.NO_DRIFT.format(compared=wording.plural(wording.RESOURCES, compared), app=app)
@@ -124,6 +144,7 @@ def _body(report: Report) -> str:
             out.extend(_finding(f))
             out.append("")
     out += _paste(report.findings)
+    out += _resources(report)
     for n in report.notes:
         if report.git_ahead is None or n != report.git_ahead.get("text"):  # already said with the Application
             out.append(f"note: {n}")

@@ -59,9 +59,13 @@ _CHANNEL_REFUSALS = ("channel_not_found", "not_in_channel", "is_archived", "rest
 
 
 def fingerprint(report: Report) -> str:
-    """Identity of an episode's findings: the same fields with the same causes."""
+    """Identity of an episode's findings: the same fields with the same causes (and the same resources only one side
+    has, with their reasons; an OutOfSync with nothing that differs)."""
     items = sorted(f"{f.resource.group}/{f.resource.kind}/{f.resource.namespace}/{f.resource.name}"
                    f"{f.pointer}={f.cause}" for f in report.findings)  # fmt: skip
+    items += sorted(f"{r.resource.group}/{r.resource.kind}/{r.resource.namespace}/{r.resource.name}"
+                    f" {r.state}={r.reason}" for r in report.resources)  # fmt: skip
+    items += ["nothing-differs"] if report.nothing_differs is not None else []
     return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
 
 
@@ -148,7 +152,7 @@ class Alerts:
             self.s.metrics.analyses.labels(outcome="muted").inc()
             return
         report, analysed = await self._report(job, ref)
-        if not report.findings and report.complete:  # an object not compared is not "matches Git"
+        if report.clean:  # an object not compared, a resource to prune or missing is not "matches Git"
             await self.turn_green(ref if ref is not None else listed, alert, key)
             return
         routed = await self.router.route(name, ns, body.app.project)
@@ -335,14 +339,14 @@ class Alerts:
             return
         revision = (report.application or {}).get("revision")
         alert = self.alert(name, ns, revision=str(revision) if revision else None,
-                           status="drift" if report.findings or not report.complete else "synced")  # fmt: skip
+                           status="synced" if report.clean else "drift")  # fmt: skip
         if job.command == "diff":
             msg, full = diff_message(report, alert)
             _, ts = await self.s.outbox.post(channel, msg)
             if full:
                 await self.s.outbox.upload(channel, ts, f"{name}.diff", full, f"Diff of {name}")
             return
-        if not report.findings:
+        if not report.findings and not report.resources and report.nothing_differs is None:
             await self.s.outbox.post(channel, parent_message(report, alert, None))
             return
         controls = await self._controls(app_key(name, ns), name, ns, alert, report)

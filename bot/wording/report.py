@@ -597,3 +597,130 @@ PAGE_MODE_FILES = "files: the rendered manifests against the live objects (argo-
 PAGE_MODE_LEGACY = "Argo CD's diff (managed-resources, legacy three-way diff)"
 PAGE_MODE_SERVER_SIDE = "Argo CD's diff (managed-resources, ServerSideDiff)"
 PAGE_TITLE = "Why {app} is OutOfSync"
+
+# --- Resources only one side has, resources Argo CD does not compare, and OutOfSync with nothing that differs
+# (bot/analysis/resources.py, bot/analysis/argoscope.py). {label} is "Kind ns/name"; {app} the Application.
+SKIP_REASONS: dict[str, str] = {
+    "hook": "a sync hook",
+    "sync-skip": "argocd.argoproj.io/hook: Skip, never applied",
+    "ignore-extraneous": "only in the cluster, with compare-options IgnoreExtraneous",
+    "excluded": "a kind argocd-cm's resource.exclusions/inclusions leave out",
+}
+SKIPPED_NOTE = "Not compared, as Argo CD does not compare them either: {items}."
+RESOURCE_STATES: dict[str, str] = {
+    "requires-pruning": "in the cluster, no longer in Git (requires pruning)",
+    "missing": "in Git, missing from the cluster",
+}
+RESOURCES_COUNTED = ("{count} resource only one side has", "{count} resources only one side has")
+PRUNE_REASONS: dict[str, str] = {
+    "prune-disabled": (
+        "{label} is in the cluster but no longer in Git, and it carries argocd.argoproj.io/sync-options: "
+        "Prune=false: Argo CD never deletes it, so the app stays OutOfSync."
+    ),
+    "prune-needs-confirmation": (
+        "{label} is in the cluster but no longer in Git, and it carries argocd.argoproj.io/sync-options: "
+        "Prune=confirm: Argo CD deletes it only once someone confirms the prune."
+    ),
+    "auto-prune-off": (
+        "{label} is in the cluster but no longer in Git: auto-sync runs without prune, so Argo CD leaves it in place "
+        "and reports it as requiring pruning."
+    ),
+    "manual-sync": (
+        "{label} is in the cluster but no longer in Git: the app is synced by hand, and no sync with prune has "
+        "deleted it."
+    ),
+    "prune-pending": (
+        "{label} is in the cluster but no longer in Git; auto-sync with prune is on, so Argo CD deletes it at its "
+        "next automated sync."
+    ),
+    "not-pruned": (
+        "{label} is in the cluster but no longer in Git: Argo CD reports it as requiring pruning until a sync with "
+        "prune deletes it."
+    ),
+}
+PRUNE_FIX = (
+    "Sync with prune (argocd app sync {app} --prune, or Prune in the sync dialog), or delete it by hand; to keep it "
+    "on purpose, annotate it argocd.argoproj.io/sync-options: Prune=false and argocd.argoproj.io/compare-options: "
+    "IgnoreExtraneous (then the app is no longer OutOfSync because of it)."
+)
+PRUNE_FIXES: dict[str, str] = {
+    "prune-disabled": (
+        "If it is kept on purpose, add argocd.argoproj.io/compare-options: IgnoreExtraneous to it so that the app is "
+        "no longer OutOfSync because of it; if not, delete it by hand (a sync never does while Prune=false is set)."
+    ),
+    "prune-needs-confirmation": (
+        "Confirm the prune (argocd app confirm-deletion {app}, or the confirmation in the UI), or keep it on purpose "
+        "with Prune=false and IgnoreExtraneous."
+    ),
+    "prune-pending": (
+        "Wait for the next automated sync, or sync now with prune (argocd app sync {app} --prune); if it stays, look "
+        "at the last sync's result and the sync windows."
+    ),
+}
+PRUNE_EVIDENCE_STATUS = "Argo CD's status: requiresPruning: true"
+PRUNE_EVIDENCE_OPTION = "the object says argocd.argoproj.io/sync-options: {option}"
+PRUNE_EVIDENCE_POLICY = "the Application's syncPolicy: {policy}"
+PRUNE_EVIDENCE_TRACKED = "its tracking ({how}) names {app}"
+SYNC_POLICY_MANUAL = "no automated sync"
+SYNC_POLICY_AUTO = "automated, prune: {prune}"
+MISSING_REASONS: dict[str, str] = {
+    "selective-sync": (
+        "{label} is in Git but not in the cluster: the last sync was a selective sync of {count} that did not "
+        "include it."
+    ),
+    "namespace-missing": (
+        "{label} is in Git but not in the cluster: the last sync could not create it because namespace {namespace} "
+        "does not exist, and the app does not create namespaces (no CreateNamespace=true)."
+    ),
+    "kind-not-served": (
+        "{label} is in Git but not in the cluster: the cluster does not serve its kind (the CRD is not installed)."
+    ),
+    "sync-failed": "{label} is in Git but not in the cluster: the last sync failed to apply it.",
+    "sync-stopped": (
+        "{label} is in Git but not in the cluster: the last sync ended {phase} before it reached this resource "
+        "(sync wave {wave})."
+    ),
+    "not-synced": (
+        "{label} is in Git but not in the cluster: it came with revision {target}, and the last sync applied {applied}."
+    ),
+    "deleted-after-sync": (
+        "{label} is in Git but not in the cluster: the last sync applied it, so something deleted it after the sync."
+    ),
+    "unknown": "{label} is in Git but not in the cluster, and Argo CD's status does not say why.",
+}
+MISSING_FIXES: dict[str, str] = {
+    "selective-sync": "Sync the whole app (argocd app sync {app}), or this resource alone (argocd app sync {app} "
+    "--resource {group}:{kind}:{name}).",
+    "namespace-missing": "Add CreateNamespace=true to the Application's syncOptions (or put the Namespace in Git), "
+    "then sync.",
+    "kind-not-served": "Install the CRD first (in Git, in an earlier sync wave than this resource); "
+    "SkipDryRunOnMissingResource=true on the resource only helps when the CRD comes in the same sync. Then sync.",
+    "sync-failed": "Fix what the sync result says, then sync (argocd app sync {app}).",
+    "sync-stopped": "Fix the resources that failed in the earlier wave (argocd app get {app} --show-operation lists "
+    "them), then sync.",
+    "not-synced": "Sync (argocd app sync {app}); if auto-sync is on, find out why it did not run (sync windows, a "
+    "failed sync, auto-sync disabled).",
+    "deleted-after-sync": "Find who deletes it (the cluster's events or audit log: a controller, a TTL, a person), "
+    "then sync.",
+    "unknown": "Look at the last sync's result (argocd app get {app} --show-operation), the app's conditions and "
+    "events, then sync (argocd app sync {app}).",
+}
+MISSING_EVIDENCE_RESULT = "the last sync's result for it: {status}: {message}"
+MISSING_EVIDENCE_SELECTIVE = "the last sync named only: {resources}"
+MISSING_EVIDENCE_OPERATION = "the last sync: {phase}, {message}"
+MISSING_EVIDENCE_CONDITION = "condition {type}: {message}"
+MISSING_EVIDENCE_OPTION = "the resource says argocd.argoproj.io/sync-options: {options}"
+NOTHING_DIFFERS = (
+    "{app} is OutOfSync in Argo CD's status, but nothing differs now: no field differs in Argo CD's own diff, and no "
+    "resource is only in Git or only in the cluster."
+)
+NOTHING_DIFFERS_COMPARED = "Argo CD last compared the app at {reconciled}, {when} the last sync finished ({finished})."
+NOTHING_DIFFERS_WHEN = {"after": "after", "before": "before"}
+NOTHING_DIFFERS_REVISION = "It compared revision {revision}; the last sync applied {applied}."
+NOTHING_DIFFERS_LISTED = "Its status lists {labels} as OutOfSync."
+NOTHING_DIFFERS_FIX = (
+    "Hard refresh the app (argocd app get {app} --hard-refresh, or Refresh > Hard Refresh in the UI): Argo CD "
+    "compares again without its caches. If it is still OutOfSync after that, argocd app diff {app} shows what Argo "
+    "CD compares (argoproj/argo-cd#18153, #14666)."
+)
+RESOURCES_HEAD = "No field of {app} differs in the {compared} compared, but {count}."

@@ -174,6 +174,7 @@ SLACK_DIGEST_STATES: dict[str, str] = {  # the app's state in the digest
     "failed": "the analysis failed",
     "synced": "Synced again",
     "clean": "no field differs from Git",
+    "one-sided": "no field differs, but resources are only in Git or only in the cluster",
 }
 SLACK_DIGEST_LINES: dict[str, str] = {
     **{state: "{app}: " + text for state, text in SLACK_DIGEST_STATES.items()},
@@ -357,3 +358,18 @@ SLACK_PR_NOBODY_PROJECT = (
 # (labelled SLACK_FULL_DIFF_LINK), {hours} how long it works.
 SLACK_FULL_DIFF = "{link}: Git beside the live objects, every line with its writer (link valid {hours} h)"
 SLACK_FULL_DIFF_LINK = "Full diff"
+
+# resources only one side has (to prune, missing) and an OutOfSync with nothing that differs (bot/slack/render/
+# resources.py); their explanations and fixes are the report's own (bot.wording.report)
+SLACK_ONE_SIDED = ("{count} resource only one side has", "{count} resources only one side has")
+SLACK_PARENT_RESOURCES = "{app} is OutOfSync: {count}"
+SLACK_RESOURCE_LINE = "{resource}: {state}"
+SLACK_RESOURCE_TITLE = "*{resource}*: {state}"
+SLACK_RESOURCE_FIX = "*Fix:* {fix}"
+SLACK_RESOURCE_EVIDENCE = "*What Argo CD and the object say:*"
+SLACK_ALSO_RESOURCES = "Also {count}: the thread says which, why and the fix."
+SLACK_NOTHING_DIFFERS_TITLE = "*Nothing differs now*"
+SLACK_NOTHING_DIFFERS_FIX = "*What settles it:* {fix}"
+SLACK_TEXT_RESOURCES = "Resources of {app} only one side has: {items}"
+SLACK_TEXT_NOTHING_DIFFERS = "{app} is OutOfSync, but nothing differs now"
+SLACK_SEE_THREAD_RESOURCES = "Why, and the fix for each, are in the thread."

@@ -52,6 +52,7 @@ from bot.demo.fake_argocd import (  # noqa: F401  (the demo's names, re-exported
     resource_diff,
     split_api_version,
 )
+from bot.demo.fake_argocd.diffs import is_argocd_hook
 from tests.fakes.injection import FailureInjection
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ def argocd_diffs(
                 diff["resourceVersion"] = live["metadata"]["resourceVersion"]
             if r.modified:
                 diff["modified"] = True
+            if is_argocd_hook(live if live is not None else target or {}):
+                diff["hook"] = True  # the controller's managedResource.Hook: managed-resources never serves these
             out.append(json.loads(json.dumps(diff)))
         return out
 

@@ -66,6 +66,8 @@ class Script:
     sync: Sync = "csa"
     applied: list[Obj] | None = None
     """What Argo CD last synced, when Git has moved on since (``git_moves``): the render of the synced revision."""
+    leftover: list[Obj] = field(default_factory=list)
+    """Objects Argo CD applied at an earlier revision that Git no longer has (what it reports as requiring pruning)."""
 
     def track(self, obj: Obj, app: str | None = None) -> Obj:
         """The object as Argo CD applies it: in the destination namespace, with its tracking annotation."""
@@ -94,6 +96,12 @@ class Script:
         for obj in objs:
             key = (obj["kind"], obj["metadata"]["name"])
             self.desired = [obj if (d["kind"], d["metadata"]["name"]) == key else d for d in self.desired]
+    def argocd_earlier(self, *objs: Obj) -> None:
+        """Argo CD synced these at an earlier revision; Git no longer has them: they stay in the cluster."""
+        for obj in objs:
+            self.argocd(obj)
+            self.desired.remove(obj)
+            self.leftover.append(obj)
 
     def install(self, *objs: Obj) -> None:
         """Objects the cluster has beside the app (an HPA, a CRD, a webhook configuration): created, read as context."""
@@ -113,6 +121,10 @@ class Scenario:
     expect: tuple[Expect, ...] = ()
     ssd_error: str = ""
     """What Argo CD's server-side diff fails with for this app (its dry-run apply is refused), if it fails."""
+    resources: tuple[tuple[str, str, str], ...] = ()
+    """(kind, name, state) of every resource only one side has (``resources[]``): requires-pruning, missing."""
+    skipped: tuple[tuple[str, str, str], ...] = ()
+    """(kind, name, reason) of every resource explain leaves out as Argo CD does (hooks, IgnoreExtraneous)."""
 
 
 # -- objects ------------------------------------------------------------------------------------------------------
@@ -380,6 +392,39 @@ def clean(s: Script) -> None:
     s.argocd(s.track(deployment()), s.track(service()), s.track(configmap()))
 
 
+def migration_job(name: str = "migrate", **annotations: str) -> Obj:
+    pod = {"restartPolicy": "Never", "containers": [{"name": "migrate", "image": "migrate:1.4", "args": ["up"]}]}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "annotations": annotations},
+            "spec": {"backoffLimit": 1, "template": {"spec": pod}}}  # fmt: skip
+
+
+def hooks(s: Script) -> None:
+    """A chart with a migration Job (PreSync, deleted once it succeeded) and a Helm test hook that a sync never
+    runs: Argo CD applied the hook, then its delete policy removed it; the test Pod was never created."""
+    job = s.track(migration_job(**{"argocd.argoproj.io/hook": "PreSync",
+                                   "argocd.argoproj.io/hook-delete-policy": "HookSucceeded"}))  # fmt: skip
+    s.argocd(job)
+    s.cluster.delete(job)  # HookSucceeded: Argo CD deletes the hook after it succeeded
+    test = s.track(migration_job("smoke-test", **{"helm.sh/hook": "test"}))
+    s.desired.append(test)
+    s.argocd(s.track(deployment()), s.track(service()))
+
+
+def prune_pending(s: Script) -> None:
+    """The ConfigMap was in Git at the revision synced before; Git dropped it and the sync ran without prune."""
+    s.argocd_earlier(s.track(configmap("legacy-settings")))
+    s.argocd(s.track(deployment()), s.track(configmap()))
+
+
+def prune_ignored(s: Script) -> None:
+    """The same, with the object kept on purpose: Prune=false and IgnoreExtraneous (neither pruned nor counted)."""
+    kept = configmap("legacy-settings")
+    kept["metadata"]["annotations"] = {"argocd.argoproj.io/sync-options": "Prune=false",
+                                       "argocd.argoproj.io/compare-options": "IgnoreExtraneous"}  # fmt: skip
+    s.argocd_earlier(s.track(kept))
+    s.argocd(s.track(deployment()), s.track(configmap()))
+
+
 DEP, CM = "Deployment", "ConfigMap"
 LABEL = f"/metadata/labels/{INSTANCE.replace('/', '~1')}"
 ANNOTATION = f"/metadata/annotations/{TRACKING.replace('/', '~1')}"
@@ -481,5 +526,16 @@ SCENARIOS: tuple[Scenario, ...] = (
              (Expect(CM, "settings", "/data/mode", "manual-edit", "helm", confidence="likely"),)),
     Scenario("clean-csa", "csa", clean),
     Scenario("clean-ssa", "ssa", clean),
+    # Hooks are never compared by Argo CD: a chart with hooks is clean (argoproj/argo-cd#1628).
+    Scenario("hooks-not-compared-csa", "csa", hooks,
+             skipped=(("Job", "migrate", "hook"), ("Job", "smoke-test", "hook"))),
+    Scenario("hooks-not-compared-ssa", "ssa", hooks,
+             skipped=(("Job", "migrate", "hook"), ("Job", "smoke-test", "hook"))),
+    Scenario("prune-pending-csa", "csa", prune_pending,
+             resources=(("ConfigMap", "legacy-settings", "requires-pruning"),)),
+    Scenario("prune-pending-ssa", "ssa", prune_pending,
+             resources=(("ConfigMap", "legacy-settings", "requires-pruning"),)),
+    Scenario("prune-ignored-extraneous", "csa", prune_ignored,
+             skipped=(("ConfigMap", "legacy-settings", "ignore-extraneous"),)),
 )
 # fmt: on

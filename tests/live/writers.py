@@ -46,6 +46,7 @@ _RESOURCES: dict[tuple[str, str], tuple[str, bool]] = {
     ("", "ServiceAccount"): ("serviceaccounts", True),
     ("apps", "Deployment"): ("deployments", True),
     ("apps", "StatefulSet"): ("statefulsets", True),
+    ("batch", "Job"): ("jobs", True),
     ("autoscaling", "HorizontalPodAutoscaler"): ("horizontalpodautoscalers", True),
     ("apiextensions.k8s.io", "CustomResourceDefinition"): ("customresourcedefinitions", False),
     ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): ("mutatingwebhookconfigurations", False),

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.demo.fake_argocd.diffs import resource_diff
+from bot.demo.fake_argocd.diffs import _csv, is_skip, resource_diff
 from bot.demo.fake_argocd.objects import Key, Obj, _loads_state, load_manifests, object_key, split_api_version
 
 #: The revision every Application built by ``app_from_case`` is synced to (a full commit SHA, as Argo CD reports it).
@@ -26,6 +26,7 @@ PREVIOUS_REVISION = "4b1e0c7d2a9f8e3b6c5d4a1f0e9d8c7b6a5f4e3d"
 IN_CLUSTER = "https://kubernetes.default.svc"
 REPO_URL = "https://git.example.com/platform/deploy.git"
 TRACKING_ID = "argocd.argoproj.io/tracking-id"
+COMPARE_OPTIONS = "argocd.argoproj.io/compare-options"
 # Fixed times keep the Applications deterministic; reconciledAt lies after finishedAt, as after a sync that did not
 # settle the app (the notifications trigger in deploy/argocd-notifications/ relies on exactly that).
 CREATED_AT = "2026-01-15T08:30:00Z"
@@ -141,21 +142,36 @@ def build_application(
     out_of_sync = False
     for diff in resources:
         live = _loads_state(diff.get("liveState"))
-        ref = _loads_state(diff.get("targetState")) or live or {}
+        target = _loads_state(diff.get("targetState"))
+        ref = target or live or {}
         _, version = split_api_version(str(ref.get("apiVersion", "")))
         group, kind = str(diff.get("group", "")), str(diff["kind"])
         modified = bool(diff.get("modified"))
-        out_of_sync |= modified
+        # controller/state.go CompareAppState: hooks and `hook: Skip` get no sync status; a live object Git no longer
+        # has requires pruning and is OutOfSync, but leaves the app Synced when it says IgnoreExtraneous
+        uncounted = bool(diff.get("hook")) or (target is not None and is_skip(target))
+        extraneous = target is None and live is not None
+        differs = modified or target is None or live is None
+        if not uncounted and differs:
+            out_of_sync |= not (extraneous and "IgnoreExtraneous" in _csv(live or {}, COMPARE_OPTIONS))
         status: Obj = {}
         if group:
             status["group"] = group
         status.update(version=version, kind=kind)
         if diff.get("namespace"):
             status["namespace"] = diff["namespace"]
-        status.update(name=diff["name"], status="OutOfSync" if modified else "Synced")
+        status["name"] = diff["name"]
+        if not uncounted:
+            status["status"] = "OutOfSync" if differs else "Synced"
         if kind in _HEALTH_KINDS:
             status["health"] = {"status": "Healthy" if live is not None else "Missing"}
+        if diff.get("hook"):
+            status["hook"] = True
+        if extraneous:
+            status["requiresPruning"] = True
         statuses.append(status)
+        if uncounted or live is None:
+            continue  # hooks have results of their own; a resource missing now was not applied by this sync
         qualified = f"{kind.lower()}.{group}" if group else kind.lower()
         message = (
             "serverside-applied"
@@ -170,8 +186,8 @@ def build_application(
                 "kind": kind,
                 "namespace": diff.get("namespace", ""),
                 "name": diff["name"],
-                "status": "Synced",
-                "message": message,
+                "status": "PruneSkipped" if extraneous else "Synced",
+                "message": "ignored (requires pruning)" if extraneous else message,
                 "hookPhase": "Running",
                 "syncPhase": "Sync",
             }

@@ -160,6 +160,34 @@ def resource_diff(target: Obj | None, live: Obj | None, *, ignore_status: bool =
     diff["predictedLiveState"] = _state(predicted)
     if live is not None and (live.get("metadata") or {}).get("resourceVersion"):
         diff["resourceVersion"] = live["metadata"]["resourceVersion"]
-    if predicted != normalized:
+    # gitops-engine's handleResourceCreateOrDeleteDiff: a live object Git no longer has is Modified: false (Argo CD
+    # counts it as OutOfSync through its status' requiresPruning, not through the diff)
+    if predicted != normalized and target is not None:
         diff["modified"] = True
+    if is_argocd_hook(live if live is not None else ref):
+        diff["hook"] = True
     return diff
+
+
+def _csv(obj: Obj, key: str) -> list[str]:
+    raw = ((obj.get("metadata") or {}).get("annotations") or {}).get(key)
+    return [v.strip() for v in str(raw).split(",") if v.strip()] if raw is not None else []
+
+
+def is_skip(obj: Obj) -> bool:
+    """gitops-engine's hook.Skip: the hook types are exactly [Skip] (Helm's are looked at only without Argo CD's)."""
+    types = [
+        t for t in _csv(obj, "argocd.argoproj.io/hook") if t in ("PreSync", "Sync", "PostSync", "SyncFail", "Skip")
+    ]
+    return types == ["Skip"]
+
+
+def is_argocd_hook(obj: Obj) -> bool:
+    """Argo CD's controller isHook (controller/hook.go): gitops-engine's hook.IsHook, or a post-delete hook. Written
+    here apart from the analysis' own reading, so that the tests compare two readings of Argo CD's code."""
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    if annotations.get("argocd.argoproj.io/hook") == "PostDelete" or annotations.get("helm.sh/hook") == "post-delete":
+        return True
+    if "argocd.argoproj.io/hook" in annotations:
+        return not is_skip(obj)
+    return "helm.sh/hook" in annotations and annotations["helm.sh/hook"] != "crd-install"

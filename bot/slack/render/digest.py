@@ -67,7 +67,7 @@ def _state(alert: Alert, report: Report | None) -> str:
         return alert.status
     if report is None:
         return "pending"
-    return "drift" if report.findings else "clean"
+    return "drift" if report.findings else "one-sided" if report.resources else "clean"
 
 
 def _digest_line(alert: Alert, report: Report | None, reason: str | None) -> tuple[str, str]:

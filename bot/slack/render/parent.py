@@ -28,6 +28,7 @@ from bot.slack.render.escaping import clip, code, cut_note, escape, fill, in_cod
 from bot.slack.render.fixes import SLOT_ALL, FixButtons, fix_block
 from bot.slack.render.inputs import Alert, Buttons
 from bot.slack.render.phrases import app_md, note_texts, report_counts, verdict, verdict_plain
+from bot.slack.render.resources import nothing_differs_blocks, one_sided_count, parent_lines, resources_plain
 from bot.wording import slack as wording
 from bot.wording.report import plural
 
@@ -69,7 +70,7 @@ def parent_message(report: Report, alert: Alert, buttons: Buttons | None, fixes:
     """
     note = cut_note(alert.app)
     app = app_md(alert)
-    counts = report_counts(report)
+    counts = {**report_counts(report), "count": one_sided_count(report)}
     plain: list[str] = []
     actions: list[str] = []
     # Git ahead of the cluster is not drift: one calm message, no thread (thread_messages gives none), no fix buttons
@@ -85,6 +86,8 @@ def parent_message(report: Report, alert: Alert, buttons: Buttons | None, fixes:
         actions = [ActionId.MUTE, ActionId.RECHECK]
     else:
         title = wording.SLACK_PARENT_DRIFT if report.findings else wording.SLACK_PARENT_DRIFT_NONE
+        if not report.findings and report.resources:
+            title = wording.SLACK_PARENT_RESOURCES
         icon = wording.SLACK_ICON_DRIFT
         actions = [ActionId.MUTE, ActionId.RECHECK]
         if report.findings:
@@ -132,8 +135,18 @@ def parent_message(report: Report, alert: Alert, buttons: Buttons | None, fixes:
         rest = len(report.findings) - (len(lines) - header)
         if alert.status == "drift":
             more = [fill(wording.SLACK_MORE_IN_THREAD, count=str(rest))] if rest > 0 else []
-            body.append(context([*more, escape(wording.SLACK_SEE_THREAD)], note))
+            also = [fill(wording.SLACK_ALSO_RESOURCES, count=escape(counts["count"]))] if report.resources else []
+            body.append(context([*more, *also, escape(wording.SLACK_SEE_THREAD)], note))
         plain.append(_summary_plain(report.findings))
+    elif alert.status == "drift" and report.resources:  # resources only one side has: which, and the thread
+        body += [
+            section("\n".join(parent_lines(report)), note),
+            context([escape(wording.SLACK_SEE_THREAD_RESOURCES)], note),
+        ]
+        plain.append(resources_plain(report))
+    elif alert.status == "drift" and report.nothing_differs is not None:
+        body += nothing_differs_blocks(report, note)
+        plain.append(str(report.nothing_differs.get("explanation") or ""))
     elif report.notes:
         body.append(context(note_texts(report.notes[:3]), note))
 

@@ -27,6 +27,7 @@ from bot.slack.render.phrases import (
     verdict,
     verdict_plain,
 )
+from bot.slack.render.resources import resource_groups, resources_plain
 from bot.wording import slack as wording
 from bot.wording.report import (
     CAUSE_TITLES,
@@ -168,6 +169,13 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
         return []
     note = cut_note(alert.app)
     app = app_md(alert)
+    sided = resource_groups(report, note)
+    if not report.findings and sided:  # resources only one side has, or an OutOfSync with nothing that differs
+        final = pack([*sided, *_notes_groups(report.notes, note)])
+        plain = wording.SLACK_TEXT_RESOURCES.format(app=alert.app, items=resources_plain(report))
+        if not report.resources:
+            plain = wording.SLACK_TEXT_NOTHING_DIFFERS.format(app=alert.app)
+        return [message(plain, blocks) for blocks, _ in final]
     if not report.findings:
         resources = plural(wording.SLACK_RESOURCES, report.resources_compared)
         clean = [
@@ -204,6 +212,9 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
         )
         messages.append(message(plain, blocks))
 
+    if sided:
+        plain = wording.SLACK_TEXT_RESOURCES.format(app=alert.app, items=resources_plain(report))
+        messages += [message(plain, blocks) for blocks, _ in pack(sided)]
     paste = _paste_groups(report, note)
     if paste:
         messages += [message(wording.SLACK_TEXT_PASTE.format(app=alert.app), blocks) for blocks, _ in pack(paste)]
