@@ -15,6 +15,7 @@ import bot.analysis
 
 EXPORTED = [
     "Cell",
+    "MAX_INPUT_BYTES",
     "ObjKey",
     "Owner",
     "Row",
@@ -25,6 +26,7 @@ EXPORTED = [
     "diff_objects",
     "explain",
     "load_documents",
+    "looks_swapped",
     "object_key",
     "ref_key",
     "resource_ref",

@@ -9,6 +9,12 @@ Finding. Missing inputs (no live counterpart, no managedFields) become notes in
 the report and lower the confidence instead of failing; desired objects that were
 not compared are listed in ``Report.not_compared``, so that a report without
 findings never passes for "no drift" when something was not looked at.
+
+Input a user got slightly wrong is said first (``Report.warnings``) and never
+becomes a verdict: an object given twice is counted once (its last copy, as Argo
+CD does); an app name that matches no tracking id of the manifests is not what
+ownership is compared with (the manifests' own tracking is); a finding on an
+object whose managedFields are missing or unreadable is never ``confirmed``.
 """
 
 from __future__ import annotations
@@ -16,15 +22,16 @@ from __future__ import annotations
 import base64
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import Any
 
 from bot.analysis import masking
 from bot.analysis.argocdview import ArgoView, view
 from bot.analysis.causes import ObjectInputs, decide
-from bot.analysis.context import ContextIndex, meta, tracked_app
+from bot.analysis.context import ContextIndex, meta, same_app, tracked_app
 from bot.analysis.diff import Delta, diff_objects
-from bot.analysis.managedfields import Entry, entries_of, owners
+from bot.analysis.managedfields import Entry, entries_of, owners, unreadable
 from bot.analysis.pairing import pair_objects
 from bot.analysis.pointer import MISSING, covers, join, readable
 from bot.analysis.rules import propose, rule_paths
@@ -60,6 +67,36 @@ def infer_app(desired: Iterable[dict[str, Any]]) -> str | None:
     """The Application the manifests were rendered for, from their tracking annotation or label."""
     names = Counter(app for app, _ in map(tracked_app, desired) if app)
     return names.most_common(1)[0][0] if names else None
+
+
+def _once(objs: Sequence[dict[str, Any]], side: str, warnings: list[str]) -> list[dict[str, Any]]:
+    """Each object once: the last copy, where the first stood (Argo CD keeps the last of repeated resources and warns,
+    RepeatedResourceWarning); a warning per repeated object. Pastes without apiVersion or kind are not compared here:
+    their identity is incomplete, and pairing hands each live object out once anyway."""
+    keys = [object_key(o) if o.get("apiVersion") and o.get("kind") else None for o in objs]
+    last = {k: o for k, o in zip(keys, objs, strict=True) if k is not None}
+    counts = Counter(k for k in keys if k is not None)
+    out: list[dict[str, Any]] = []
+    for key, obj in zip(keys, objs, strict=True):
+        if key is None:
+            out.append(obj)
+        elif key in last:
+            out.append(last.pop(key))
+            if counts[key] > 1:
+                label = resource_ref(obj).label
+                warnings.append(wording.REPEATED_RESOURCE.format(label=label, count=counts[key], side=side))
+    return out
+
+
+def _checked_app(app: str | None, desired: Sequence[dict[str, Any]], warnings: list[str]) -> str | None:
+    """The app ownership is compared with: ``app``, unless the manifests' tracking ids name other apps only (a typo):
+    then the manifests' own, said in a warning. Without tracking ids nothing can be checked."""
+    tracked = sorted({name for name, _ in map(tracked_app, desired) if name})
+    if app is None or not tracked or any(same_app(name, app) for name in tracked):
+        return app
+    used = infer_app(desired)
+    warnings.append(wording.APP_MATCHES_NO_TRACKING.format(app=app, tracked=", ".join(tracked), used=used))
+    return used
 
 
 def _normalize_desired(obj: dict[str, Any]) -> dict[str, Any]:
@@ -124,8 +161,12 @@ def explain(
     difference it does not report is not a finding. Without it, each finding says whether Argo CD would show it
     (``bot.analysis.argocdview``).
     """
-    app = app or infer_app(desired)
-    report = Report(app=app)
+    warnings: list[str] = []
+    desired = _once(desired, wording.SIDE_DESIRED, warnings)
+    live = _once(live, wording.SIDE_LIVE, warnings)
+    report = Report(app=app or infer_app(desired))
+    app = _checked_app(report.app, desired, warnings)
+    report.warnings = warnings
     if app is None:
         report.notes.append(wording.NO_APP)
     again_by_key = {object_key(o): o for o in desired_again or ()}
@@ -146,7 +187,10 @@ def explain(
         report.resources_compared += 1
         deltas = diff_objects(dobj, lobj)
         entries = entries_of(lobj)
-        if entries is None:
+        if (problem := unreadable(lobj)) is not None:
+            what = wording.MANAGED_FIELDS_PROBLEMS[problem[0]].format(n=problem[1])
+            report.notes.append(wording.MANAGED_FIELDS_UNREADABLE.format(label=ref.label, problem=what))
+        elif entries is None:
             report.notes.append(wording.NO_MANAGED_FIELDS.format(label=ref.label))
         if not deltas:
             continue
@@ -194,6 +238,8 @@ def explain(
 def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None, argo: ArgoView) -> Finding:
     ref = inp.ref
     verdict = decide(delta, inp)
+    if inp.entries is None and verdict.confidence == "confirmed":  # the note says so: no ownership, lowered confidence
+        verdict = replace(verdict, confidence="likely")
     shown = argo.shows(delta.pointer, verdict.server_side_diff_hides)
     fix = propose(verdict.cause, delta, ref, inp.desired, inp.live, alternative=verdict.alternative,
                   who=verdict.who, allocated=verdict.allocated, shown=shown)  # fmt: skip
