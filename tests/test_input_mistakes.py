@@ -321,3 +321,22 @@ def test_a_pasted_copy_keeps_working(tmp_path: Path) -> None:
     report = report_of(run("explain", "--desired", write(tmp_path, "d.yaml", d, api), "--live",
                            write(tmp_path, "l.yaml", live_of(d), pasted), "--format", "json"))  # fmt: skip
     assert report["warnings"] == [] and report["summary"]["resources_compared"] == 2
+
+
+def test_a_cluster_scoped_object_gets_no_namespace_from_its_manifest(tmp_path: Path) -> None:
+    """Charts often put a namespace on a ClusterRole (the API server ignores it): the live one, rightly without,
+    stays cluster-scoped, and so does its rule."""
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "reader", "namespace": "shop"},
+            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}]}  # fmt: skip
+    live = copy.deepcopy(role)
+    del live["metadata"]["namespace"]
+    live["rules"][0]["verbs"] = ["get", "list"]
+    live["metadata"]["managedFields"] = [
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:rules": {}},
+         "manager": "rbac-operator", "operation": "Apply", "time": "2026-11-02T10:00:00Z"}]  # fmt: skip
+    report = report_of(run("explain", "--desired", write(tmp_path, "d.yaml", role), "--live",
+                           write(tmp_path, "l.yaml", live), "--format", "json"))  # fmt: skip
+    [f] = report["findings"]
+    assert f["resource"]["namespace"] in (None, ""), f["resource"]
+    assert f["fix"]["rule"] is None or "namespace" not in f["fix"]["rule"], f["fix"]["rule"]

@@ -31,7 +31,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from bot.analysis.context import meta
+from bot.analysis.context import cluster_scoped, meta
 from bot.analysis.schema import group_of
 
 Obj = dict[str, Any]
@@ -109,7 +109,8 @@ def _completed(live: Obj, desired: Obj) -> Obj:
     """``live`` with the apiVersion and kind it was matched with (managedFields' version first), and the desired
     object's namespace when the paste has none."""
     namespace = meta(desired).get("namespace")
-    add_namespace = bool(namespace) and not meta(live).get("namespace")
+    kind = str(live.get("kind") or desired.get("kind") or "")
+    add_namespace = bool(namespace) and not meta(live).get("namespace") and not cluster_scoped(kind)
     if live.get("apiVersion") and live.get("kind") and not add_namespace:
         return live
     api = str(live.get("apiVersion") or managed_api_version(live) or desired.get("apiVersion") or "")
