@@ -224,14 +224,15 @@ def _epilogs() -> dict[str, str]:
 
     return {
         "explain": "environment:\n" + _DEBUG + "\n\n" + _EXIT_REPORT.format(
-            bad="bad input (a file that cannot be read or parsed, or no desired object has a live counterpart)",
+            bad="bad input (a file that cannot be read or parsed, --desired and --live swapped, or no desired object "
+                "has a live counterpart)",
             upstream="internal error"),
         "why": "environment (ARGOCD_URL and ARGOCD_TOKEN required):\n" + _variables(ArgoCDSettings) + "\n" + _DEBUG
                + "\n\n" + _EXIT_REPORT.format(bad="a missing or malformed variable",
                                                 upstream="Argo CD or the cluster refused or did not answer (said in "
                                                          "words), or an internal error"),
-        "blame": "environment:\n" + _DEBUG + "\n\nexit status:\n  0  printed\n  2  bad input: one line on stderr "
-                 "naming the file and the document\n  3  internal error",
+        "blame": "environment:\n" + _DEBUG + "\n\nexit status:\n  0  printed\n  2  bad input (or no object at all): "
+                 "one line on stderr naming the file and the document\n  3  internal error",
         "serve": "environment (the README says what each means; required: SLACK_BOT_TOKEN with\n"
                  "SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for Socket Mode; SLACK_CHANNEL, ARGOCD_URL, ARGOCD_TOKEN,\n"
                  "WEBHOOK_TOKEN):\n"
