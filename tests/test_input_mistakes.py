@@ -96,6 +96,23 @@ def test_an_app_name_matching_no_tracking_is_said_and_builds_no_shared_resource_
         )
 
 
+def test_an_instance_label_naming_the_helm_release_builds_no_shared_resource_verdict_either(tmp_path: Path) -> None:
+    """`helm template` output names the release in app.kubernetes.io/instance; Argo CD's label tracking rewrote it to
+    the app's name live. The app named is the one the live object names: nothing is shared."""
+    d = deployment()
+    del d["metadata"]["annotations"]
+    d["metadata"]["labels"]["app.kubernetes.io/instance"] = "shop-prod"
+    live = edited(d)
+    live["metadata"]["labels"]["app.kubernetes.io/instance"] = "shop"
+    report = report_of(run("explain", "--desired", write(tmp_path, "d.yaml", d), "--live",
+                           write(tmp_path, "l.yaml", live), "--app", "shop", "--format", "json"))  # fmt: skip
+    causes = {f["pointer"]: f["cause"] for f in report["findings"]}
+    assert causes["/spec/template/spec/containers/0/image"] == "manual-edit"
+    assert "shared-resource" not in causes.values(), causes
+    [warning] = report["warnings"]
+    assert "--app shop" in warning and "shop-prod" in warning
+
+
 # --- 2. the same manifests twice ---------------------------------------------------------------------------------
 
 

@@ -12,8 +12,9 @@ findings never passes for "no drift" when something was not looked at.
 
 Input a user got slightly wrong is said first (``Report.warnings``) and never
 becomes a verdict: an object given twice is counted once (its last copy, as Argo
-CD does); an app name that matches no tracking id of the manifests is not what
-ownership is compared with (the manifests' own tracking is); a finding on an
+CD does); an app name that matches no tracking id of the manifests is said, and
+an object whose live tracking names the app its manifest names is never taken for
+another app's (``causes``), whatever name was given; a finding on an
 object whose managedFields are missing or unreadable is never ``confirmed``.
 """
 
@@ -88,12 +89,12 @@ def _once(objs: Sequence[dict[str, Any]], side: str, warnings: list[str]) -> lis
     return out
 
 
-def _checked_app(app: str | None, desired: Sequence[dict[str, Any]], warnings: list[str]) -> str | None:
-    """The app ownership is compared with: ``app``, unless the manifests' tracking ids name other apps only (a typo):
-    then the manifests' own, said in a warning. Without tracking ids nothing can be checked."""
+def _tracked_instead(app: str | None, desired: Sequence[dict[str, Any]], warnings: list[str]) -> str | None:
+    """The manifests' own app when ``app`` matches none of their tracking ids (a typo, or a Helm release name in the
+    instance label), said in a warning; ``None`` when it matches, or when nothing can be checked (no tracking)."""
     tracked = sorted({name for name, _ in map(tracked_app, desired) if name})
     if app is None or not tracked or any(same_app(name, app) for name in tracked):
-        return app
+        return None
     used = infer_app(desired)
     warnings.append(wording.APP_MATCHES_NO_TRACKING.format(app=app, tracked=", ".join(tracked), used=used))
     return used
@@ -164,16 +165,18 @@ def explain(
     warnings: list[str] = []
     desired = _once(desired, wording.SIDE_DESIRED, warnings)
     live = _once(live, wording.SIDE_LIVE, warnings)
-    report = Report(app=app or infer_app(desired))
-    app = _checked_app(report.app, desired, warnings)
-    report.warnings = warnings
+    app = app or infer_app(desired)
+    report = Report(app=app, warnings=warnings)
+    instead = _tracked_instead(app, desired, warnings)
     if app is None:
         report.notes.append(wording.NO_APP)
     again_by_key = {object_key(o): o for o in desired_again or ()}
     pairs = pair_objects(desired, live)
     index = ContextIndex.build(context, [lobj for _, lobj in pairs if lobj is not None], live, desired)
-    existing_rules = index.ignore_rules(app)
-    report.diff_mode = index.diff_mode(app)
+    # the Application read from the context: the one named, else (a typo) the one the manifests' tracking names
+    app_in_context = instead if instead is not None and app not in index.applications else app
+    existing_rules = index.ignore_rules(app_in_context)
+    report.diff_mode = index.diff_mode(app_in_context)
 
     for raw, lobj in pairs:
         dobj = _normalize_desired(raw)
@@ -224,7 +227,7 @@ def explain(
             ),
         )
     if report.diff_mode is not None:
-        report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=app))
+        report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=app_in_context))
     if report.ignored:
         report.notes.append(wording.ALREADY_IGNORED.format(count=wording.plural(wording.DIFFERENCES, report.ignored)))
     hidden = sum(not f.shown_by_argocd for f in report.findings)

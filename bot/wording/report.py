@@ -479,8 +479,8 @@ LOAD_NOT_AN_OBJECT = (
 )
 # The analysis' warnings (Report.warnings, said first). {label} "Deployment shop/web".
 APP_MATCHES_NO_TRACKING = (
-    "--app {app} matches no tracking annotation or label in the manifests (they name {tracked}): a typo? Who else "
-    "applies an object is judged against {used}, the manifests' own app, never against the name given."
+    "--app {app} matches no tracking annotation or label in the manifests (they name {tracked}): a typo? No verdict "
+    "rests on it: an object whose live tracking names {used} is not taken for another Application's."
 )
 REPEATED_RESOURCE = (
     "{label} appears {count} times in {side} (the same file given twice, or a doubled paste?): it is counted once, "
