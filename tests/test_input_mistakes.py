@@ -343,7 +343,7 @@ def test_a_pasted_copy_keeps_working(tmp_path: Path) -> None:
 def test_a_cluster_scoped_object_gets_no_namespace_from_its_manifest(tmp_path: Path) -> None:
     """Charts often put a namespace on a ClusterRole (the API server ignores it): the live one, rightly without,
     stays cluster-scoped, and so does its rule."""
-    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+    role: dict[str, Any] = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
             "metadata": {"name": "reader", "namespace": "shop"},
             "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}]}  # fmt: skip
     live = copy.deepcopy(role)
