@@ -33,8 +33,9 @@ def read_objects(
     """The objects of every file (``-`` is stdin), read as bytes: the loader decodes UTF-8, UTF-16, byte order marks.
 
     With ``option`` (``--desired``, ``--live``) a file without a single object is bad input naming that file: an
-    empty side has nothing to compare, and must never pass for "no drift"."""
-    from bot.analysis import load_documents
+    empty side has nothing to compare, and must never pass for "no drift". At most ``MAX_INPUT_BYTES`` (and one
+    more, so that the loader can say it is too large) are read from each file."""
+    from bot.analysis import MAX_INPUT_BYTES, load_documents
     from bot.wording import cli as wording
 
     objs: list[dict[str, Any]] = []
@@ -42,17 +43,30 @@ def read_objects(
         data: str | bytes
         if p == "-":
             stdin = getattr(sys.stdin, "buffer", None)  # a replaced stdin (tests) may be text only
-            data, source = (stdin.read() if stdin is not None else sys.stdin.read()), "<stdin>"
+            reader = stdin if stdin is not None else sys.stdin
+            data, source = reader.read(MAX_INPUT_BYTES + 1), "<stdin>"
         else:
             try:
-                data, source = Path(p).read_bytes(), p
+                with Path(p).open("rb") as f:
+                    data, source = f.read(MAX_INPUT_BYTES + 1), p
             except OSError as e:
                 raise BadInput(f"cannot read: {e.strerror or e}", source=p) from e
         found = load_documents(data, source, require_name=require_name, require_kind=require_kind)
         if option is not None and not found:
-            raise BadInput(wording.INPUT_EMPTY.format(option=option), source=source)
+            empty = wording.INPUT_EMPTY if option == "--desired" else wording.INPUT_EMPTY_LIVE
+            raise BadInput(empty.format(option=option), source=source)
         objs.extend(found)
     return objs
+
+
+def stdin_once(args: argparse.Namespace, options: Sequence[str]) -> None:
+    """Standard input can be read once: ``-`` given to two options (or twice to one) is bad input, said before
+    anything is read (the second reader would find it empty and blame the file)."""
+    from bot.wording import cli as wording
+
+    given = [f"--{o.replace('_', '-')}" for o in options for p in getattr(args, o) or () if p == "-"]
+    if len(given) > 1:
+        raise BadInput(wording.INPUT_STDIN_TWICE.format(options=" and ".join(dict.fromkeys(given))), source="<stdin>")
 
 
 def render(report: Report, fmt: str) -> str:
@@ -77,11 +91,14 @@ def render(report: Report, fmt: str) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from bot.analysis import explain
+    from bot.analysis import explain, looks_swapped
     from bot.wording import cli as wording
 
+    stdin_once(args, ("desired", "live", "context", "desired_again"))
     desired = read_objects(args.desired, option="--desired")
     live = read_objects(args.live, require_kind=False, option="--live")  # a pasted live object may start at metadata:
+    if looks_swapped(desired, live):
+        raise BadInput(wording.INPUT_SWAPPED, source=", ".join(args.desired))
     context = read_objects(args.context) if args.context else []
     again = read_objects(args.desired_again) if args.desired_again else None
     report = explain(desired, live, context, app=args.app, desired_again=again)
@@ -140,8 +157,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_blame(args: argparse.Namespace) -> int:
     from bot.analysis import blame_many
+    from bot.wording import cli as wording
 
     objs = read_objects([args.file], require_name=False)
+    if not objs:
+        raise BadInput(wording.INPUT_EMPTY_BLAME, source="<stdin>" if args.file == "-" else args.file)
     sys.stdout.write(blame_many(objs, time_format=args.time))
     return EXIT_CLEAN
 
@@ -205,14 +225,15 @@ def _epilogs() -> dict[str, str]:
 
     return {
         "explain": "environment:\n" + _DEBUG + "\n\n" + _EXIT_REPORT.format(
-            bad="bad input (a file that cannot be read or parsed, or no desired object has a live counterpart)",
+            bad="bad input (a file that cannot be read or parsed, --desired and --live swapped, or no desired object "
+                "has a live counterpart)",
             upstream="internal error"),
         "why": "environment (ARGOCD_URL and ARGOCD_TOKEN required):\n" + _variables(ArgoCDSettings) + "\n" + _DEBUG
                + "\n\n" + _EXIT_REPORT.format(bad="a missing or malformed variable",
                                                 upstream="Argo CD or the cluster refused or did not answer (said in "
                                                          "words), or an internal error"),
-        "blame": "environment:\n" + _DEBUG + "\n\nexit status:\n  0  printed\n  2  bad input: one line on stderr "
-                 "naming the file and the document\n  3  internal error",
+        "blame": "environment:\n" + _DEBUG + "\n\nexit status:\n  0  printed\n  2  bad input (or no object at all): "
+                 "one line on stderr naming the file and the document\n  3  internal error",
         "serve": "environment (the README says what each means; required: SLACK_BOT_TOKEN with\n"
                  "SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for Socket Mode; SLACK_CHANNEL, ARGOCD_URL, ARGOCD_TOKEN,\n"
                  "WEBHOOK_TOKEN):\n"

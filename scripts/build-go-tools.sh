@@ -2,6 +2,7 @@
 # Builds the Go test tooling of tests/tools/ (its own go.mod/go.sum, every version pinned) once per machine:
 #   kube-apiserver  k8s.io/kubernetes/cmd/kube-apiserver   the real API server of the live tests
 #   etcd            go.etcd.io/etcd/server/v3              its storage
+#   kubectl         k8s.io/kubernetes/cmd/kubectl          the client of the README's recipes (tests/test_readme_recipe.py)
 #   argodiff        tests/tools/argodiff                   Argo CD's own diff and ignoreDifferences normalizer
 #   notify          tests/tools/notify                     Argo CD's notifications engine (render and send)
 #   argodiff-argocd-3.1  the same argodiff source built in the module tests/tools/argocd-3.1 (argo-cd v3.1.9, its
@@ -63,7 +64,7 @@ hash=$( (cat "$TOOLS/go.mod" "$TOOLS/go.sum" "$LINE31/go.mod" "$LINE31/go.sum"; 
          echo "$go_version $("$GO" env GOOS GOARCH)") | sha256sum | cut -c1-12)
 KEY="k8s-$k8s.etcd-$etcd.argocd-$argocd.$go_version.$hash"
 OUT="$CACHE/$KEY"
-BINARIES="kube-apiserver etcd argodiff notify argodiff-argocd-3.1"
+BINARIES="kube-apiserver etcd kubectl argodiff notify argodiff-argocd-3.1"
 complete() { for b in $BINARIES; do [ -x "$OUT/$b" ] || return 1; done; }
 if complete; then
   touch "$OUT"   # in use: see the clean-up below
@@ -100,6 +101,8 @@ say "step: download the modules (go mod download, in tests/tools)"
 (cd "$TOOLS" && "$GO" mod download) >"$tmp/download.log" 2>&1 || fail "download the modules" "$tmp/download.log"
 build "build kube-apiserver" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$k8s_version"
 build "build etcd" etcd go.etcd.io/etcd/server/v3
+# kubectl reads its version from client-go's package, the API server from component-base's: stamp both.
+build "build kubectl" kubectl k8s.io/kubernetes/cmd/kubectl "$k8s_version ${k8s_version//component-base/client-go\/pkg}"
 build "build argodiff" argodiff ./argodiff
 build "build notify" notify ./notify
 # The older line: its own module (go.mod/go.sum of tests/tools/argocd-3.1) around a copy of the same argodiff source.

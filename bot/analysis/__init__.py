@@ -5,7 +5,9 @@ Code outside this package imports from here, never from the modules inside it
 and tests/test_exported_members.py pins it.
 
 * ``explain``: desired + live + context in, a Report out;
-* ``load_documents``: the Kubernetes objects of one YAML or JSON text, Lists flattened;
+* ``load_documents``: the Kubernetes objects of one YAML or JSON text, Lists flattened; ``MAX_INPUT_BYTES`` the
+  largest text it reads;
+* ``looks_swapped``: whether desired and live objects were given the wrong way round;
 * ``blame_many``: ``argo-why blame``'s text, as kubectl-blame prints it;
 * ``diff_objects``, ``covers``, ``deep_equal``: the diff, whether a pointer
   covers another, and value equality with JSON semantics, as the analysis uses them;
@@ -19,11 +21,13 @@ from bot.analysis.blame import blame_many
 from bot.analysis.canonical import deep_equal
 from bot.analysis.diff import diff_objects
 from bot.analysis.engine import ObjKey, explain, object_key, ref_key, resource_ref
-from bot.analysis.loader import load_documents
+from bot.analysis.loader import MAX_INPUT_BYTES, load_documents
+from bot.analysis.pairing import looks_swapped
 from bot.analysis.pointer import covers
 from bot.analysis.sidebyside import Cell, Owner, Row, SideBySide, side_by_side
 
 __all__ = [
+    "MAX_INPUT_BYTES",
     "Cell",
     "ObjKey",
     "Owner",
@@ -35,6 +39,7 @@ __all__ = [
     "diff_objects",
     "explain",
     "load_documents",
+    "looks_swapped",
     "object_key",
     "ref_key",
     "resource_ref",

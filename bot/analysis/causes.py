@@ -1,6 +1,7 @@
 """Decide the cause of one difference, in the order the casebook applies the rules.
 
-1. shared-resource: the live tracking names another Application;
+1. shared-resource: the live tracking names another Application (neither the app analysed nor the one the desired
+   object's own tracking names: a mistyped ``--app`` is no second Application);
 2. normalization: equal after canonicalisation, or Git writes a default that the
    server does not store (proven by ``defaulting.dropped``);
 3. api-defaulting: Git leaves the field unset, no other writer touched it, and
@@ -94,6 +95,9 @@ def _shared(f: FieldFacts) -> Verdict | None:
         return None
     if same_app(live_app, inp.app):
         return None
+    own_app = tracked_app(inp.desired)[0]
+    if own_app is not None and same_app(live_app, own_app):  # the app the manifest names: a mistyped --app, not a
+        return None  # second Application
     app_obj = inp.index.applications.get(live_app)
     ref = ObjectRef("Application", live_app, (app_obj or {}).get("metadata", {}).get("namespace")) if app_obj else None
     how = wording.TRACKING_HOW[mode]

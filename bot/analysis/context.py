@@ -32,6 +32,13 @@ _CLUSTER_SCOPED_KINDS = frozenset(
         "ClusterIssuer", "GatewayClass", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
     }
 )  # fmt: skip
+
+
+def cluster_scoped(kind: str) -> bool:
+    """Whether ``kind`` is one of the well-known cluster-scoped kinds (a namespace in its manifest is ignored)."""
+    return kind in _CLUSTER_SCOPED_KINDS
+
+
 SCALER_KINDS = frozenset({"HorizontalPodAutoscaler", "ScaledObject", "MachineAutoscaler"})
 """Objects whose ``spec.scaleTargetRef`` names what they scale: HPAs, KEDA's ScaledObjects, OpenShift's
 MachineAutoscalers (the cluster autoscaler's per-MachineSet bounds)."""

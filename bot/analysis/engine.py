@@ -9,6 +9,13 @@ Finding. Missing inputs (no live counterpart, no managedFields) become notes in
 the report and lower the confidence instead of failing; desired objects that were
 not compared are listed in ``Report.not_compared``, so that a report without
 findings never passes for "no drift" when something was not looked at.
+
+Input a user got slightly wrong is said first (``Report.warnings``) and never
+becomes a verdict: an object given twice is counted once (its last copy, as Argo
+CD does); an app name that matches no tracking id of the manifests is said, and
+an object whose live tracking names the app its manifest names is never taken for
+another app's (``causes``), whatever name was given; a finding on an
+object whose managedFields are missing or unreadable is never ``confirmed``.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import base64
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -23,9 +31,9 @@ from bot.analysis import masking
 from bot.analysis.argocdview import ArgoView, view
 from bot.analysis.argoscope import destination_server, excluded, skip_reason, tracks
 from bot.analysis.causes import ObjectInputs, decide
-from bot.analysis.context import ContextIndex, meta, tracked_app
+from bot.analysis.context import ContextIndex, meta, same_app, tracked_app
 from bot.analysis.diff import Delta, diff_objects
-from bot.analysis.managedfields import Entry, entries_of, owners
+from bot.analysis.managedfields import Entry, entries_of, owners, unreadable
 from bot.analysis.pairing import pair_objects
 from bot.analysis.pointer import MISSING, covers, join, readable
 from bot.analysis.resources import prune_issue, skipped_note
@@ -62,6 +70,36 @@ def infer_app(desired: Iterable[dict[str, Any]]) -> str | None:
     """The Application the manifests were rendered for, from their tracking annotation or label."""
     names = Counter(app for app, _ in map(tracked_app, desired) if app)
     return names.most_common(1)[0][0] if names else None
+
+
+def _once(objs: Sequence[dict[str, Any]], side: str, warnings: list[str]) -> list[dict[str, Any]]:
+    """Each object once: the last copy, where the first stood (Argo CD keeps the last of repeated resources and warns,
+    RepeatedResourceWarning); a warning per repeated object. Pastes without apiVersion or kind are not compared here:
+    their identity is incomplete, and pairing hands each live object out once anyway."""
+    keys = [object_key(o) if o.get("apiVersion") and o.get("kind") else None for o in objs]
+    last = {k: o for k, o in zip(keys, objs, strict=True) if k is not None}
+    counts = Counter(k for k in keys if k is not None)
+    out: list[dict[str, Any]] = []
+    for key, obj in zip(keys, objs, strict=True):
+        if key is None:
+            out.append(obj)
+        elif key in last:
+            out.append(last.pop(key))
+            if counts[key] > 1:
+                label = resource_ref(obj).label
+                warnings.append(wording.REPEATED_RESOURCE.format(label=label, count=counts[key], side=side))
+    return out
+
+
+def _tracked_instead(app: str | None, desired: Sequence[dict[str, Any]], warnings: list[str]) -> str | None:
+    """The manifests' own app when ``app`` matches none of their tracking ids (a typo, or a Helm release name in the
+    instance label), said in a warning; ``None`` when it matches, or when nothing can be checked (no tracking)."""
+    tracked = sorted({name for name, _ in map(tracked_app, desired) if name})
+    if app is None or not tracked or any(same_app(name, app) for name in tracked):
+        return None
+    used = infer_app(desired)
+    warnings.append(wording.APP_MATCHES_NO_TRACKING.format(app=app, tracked=", ".join(tracked), used=used))
+    return used
 
 
 def _normalize_desired(obj: dict[str, Any]) -> dict[str, Any]:
@@ -130,19 +168,25 @@ def explain(
     difference it does not report is not a finding. Without it, each finding says whether Argo CD would show it
     (``bot.analysis.argocdview``).
     """
+    warnings: list[str] = []
+    desired = _once(desired, wording.SIDE_DESIRED, warnings)
+    live = _once(live, wording.SIDE_LIVE, warnings)
     app = app or infer_app(desired)
-    report = Report(app=app)
+    report = Report(app=app, warnings=warnings)
+    instead = _tracked_instead(app, desired, warnings)
     if app is None:
         report.notes.append(wording.NO_APP)
     again_by_key = {object_key(o): o for o in desired_again or ()}
     pairs = pair_objects(desired, live)
     index = ContextIndex.build(context, [lobj for _, lobj in pairs if lobj is not None], live, desired)
-    existing_rules = index.ignore_rules(app)
-    ahead, same_revision = index.git_ahead(app), index.synced_same_revision(app)
+    # the Application read from the context: the one named, else (a typo) the one the manifests' tracking names
+    app_in_context = instead if instead is not None and app not in index.applications else app
+    existing_rules = index.ignore_rules(app_in_context)
+    ahead, same_revision = index.git_ahead(app_in_context), index.synced_same_revision(app_in_context)
     applied_by_key = {object_key(o): o for o in applied or ()}
-    report.diff_mode = index.diff_mode(app)
-    application = index.applications.get(app) if app else None
-    server = destination_server(index.applications.values(), app)
+    report.diff_mode = index.diff_mode(app_in_context)
+    application = index.applications.get(app_in_context) if app_in_context else None
+    server = destination_server(index.applications.values(), app_in_context)
 
     for raw, lobj in pairs:
         dobj = _normalize_desired(raw)
@@ -161,7 +205,10 @@ def explain(
         report.resources_compared += 1
         deltas = diff_objects(dobj, lobj)
         entries = entries_of(lobj)
-        if entries is None:
+        if (problem := unreadable(lobj)) is not None:
+            what = wording.MANAGED_FIELDS_PROBLEMS[problem[0]].format(n=problem[1])
+            report.notes.append(wording.MANAGED_FIELDS_UNREADABLE.format(label=ref.label, problem=what))
+        elif entries is None:
             report.notes.append(wording.NO_MANAGED_FIELDS.format(label=ref.label))
         if not deltas:
             continue
@@ -200,7 +247,7 @@ def explain(
             ),
         )
     if report.diff_mode is not None:
-        report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=app))
+        report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=app_in_context))
     if report.ignored:
         report.notes.append(wording.ALREADY_IGNORED.format(count=wording.plural(wording.DIFFERENCES, report.ignored)))
     hidden = sum(not f.shown_by_argocd for f in report.findings)
@@ -240,6 +287,8 @@ def _only_live(
 def _finding(delta: Delta, inp: ObjectInputs, diff_mode: str | None, argo: ArgoView) -> Finding:
     ref = inp.ref
     verdict = decide(delta, inp)
+    if inp.entries is None and verdict.confidence == "confirmed":  # the note says so: no ownership, lowered confidence
+        verdict = replace(verdict, confidence="likely")
     shown = argo.shows(delta.pointer, verdict.server_side_diff_hides)
     fix = propose(verdict.cause, delta, ref, inp.desired, inp.live, alternative=verdict.alternative,
                   who=verdict.who, allocated=verdict.allocated, shown=shown,

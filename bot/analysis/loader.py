@@ -8,6 +8,13 @@ one, as Windows shells write redirected output). Every object must have a
 ``metadata.name`` and, unless the caller accepts pastes that start at
 ``metadata:``, a ``kind``; anything else raises :class:`BadInput` naming the
 source and the document (1-based), never a traceback.
+
+What a reader would otherwise get silently wrong is refused too: a mapping with the same key twice (YAML and JSON
+keep the last value and drop the first without a word; two ``kubectl get -o yaml`` outputs appended with ``>>``
+make one), aliases that expand far beyond what was written (an alias bomb, refused with the ratio Kubernetes' own
+YAML reader applies), and input larger than :data:`MAX_INPUT_BYTES`. A document that is text rather than an object
+(a Helm ``NOTES.txt``) is quoted by its first words, and a YAML error next to ``{{`` says the file looks like an
+unrendered template.
 """
 
 from __future__ import annotations
@@ -19,11 +26,40 @@ from typing import Any
 import yaml
 
 from bot.errors import BadInput
+from bot.wording import report as wording
 
 try:  # libyaml is an order of magnitude faster; the pure-Python loader is the fallback
-    _Loader: Any = yaml.CSafeLoader
+    _Base: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+"""The largest input read (per file, or standard input): far above a whole cluster's export of the kinds argo-why
+reads, far below what would exhaust the memory of a laptop or the bot's container once parsed."""
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: str, line: int, first: int) -> None:
+        super().__init__(key)
+        self.key, self.line, self.first = key, line, first
+
+
+class _Loader(_Base):  # type: ignore[misc]  # libyaml's loader has no type hints
+    """The safe loader, refusing a mapping that holds the same key twice (YAML would keep the last value)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[tuple[str, str], int] = {}
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _MERGE_TAG:  # `<<` merges, may repeat
+                ident = (key_node.tag, key_node.value)
+                line = key_node.start_mark.line + 1
+                if ident in seen:
+                    raise _DuplicateKey(key_node.value, line, seen[ident])
+                seen[ident] = line
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -51,31 +87,125 @@ def decode(data: bytes, source: str) -> str:
         raise BadInput(f"not UTF-8 or UTF-16 text ({e.reason} at byte {e.start})", source=source) from e
 
 
-def _json_documents(text: str) -> list[Any] | None:
+class _JSONDuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _JSONDuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+def _json_documents(text: str, source: str) -> list[Any] | None:
     stripped = text.lstrip()
     if not stripped or stripped[0] not in "{[":
         return None
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_keys)
+    except _JSONDuplicateKey as e:
+        _yaml_documents(text, source)  # JSON is YAML: its reader names the line of the second key
+        raise BadInput(wording.LOAD_DUPLICATE_KEY_JSON.format(key=json.dumps(e.key)), source=source) from e
     except ValueError:
         return None  # maybe YAML flow style, or JSON lines: let the YAML parser say what is wrong
     return value if isinstance(value, list) else [value]
 
 
-def _yaml_documents(text: str, source: str) -> list[Any]:
+def _yaml_documents(text: str, source: str, starts: list[int] | None = None) -> list[Any]:
+    """The documents of ``text``; ``starts`` (when given) gets the 0-based line each document's content starts on."""
     docs: list[Any] = []
+    aliased = "&" in text and "*" in text  # no anchor, no alias: nothing to expand
     loader = _Loader(text)
     try:
-        while loader.check_data():
-            docs.append(loader.get_data())
+        while loader.check_node():
+            node = loader.get_node()
+            doc = loader.construct_document(node)
+            if aliased:
+                _check_aliases(doc, source, len(docs) + 1)
+            docs.append(doc)
+            if starts is not None:
+                starts.append(node.start_mark.line)
+    except _DuplicateKey as e:
+        reason = wording.LOAD_DUPLICATE_KEY.format(key=json.dumps(e.key), line=e.line, first=e.first)
+        raise BadInput(reason, source=source, document=len(docs) + 1) from e
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise BadInput(f"not valid YAML{where}: {problem}", source=source, document=len(docs) + 1) from e
+        reason = wording.LOAD_NOT_YAML.format(where=where, problem=problem)
+        if mark is not None and (line := _template_line(text, mark.line)) is not None:
+            reason += wording.LOAD_TEMPLATE.format(line=line + 1)
+        raise BadInput(reason, source=source, document=len(docs) + 1) from e
     finally:
         loader.dispose()
     return docs
+
+
+def _template_line(text: str, line: int) -> int | None:
+    """The line holding template syntax (``{{``) at or just before ``line``, where a YAML error was found."""
+    lines = text.splitlines()
+    return next((n for n in range(min(line, len(lines) - 1), max(line - 3, -1), -1) if "{{" in lines[n]), None)
+
+
+def _allowed_alias_ratio(expanded: int) -> float:
+    """go-yaml's allowedAliasRatio (yaml.v2/v3 decode.go, used by kubectl and the API server): 0.99 up to 400,000
+    decoded values, falling linearly to 0.1 at 4,000,000."""
+    if expanded <= 400_000:
+        return 0.99
+    if expanded >= 4_000_000:
+        return 0.10
+    return 0.99 - 0.89 * (expanded - 400_000) / 3_600_000
+
+
+def _check_aliases(doc: Any, source: str, number: int) -> None:
+    """Refuse a document whose aliases make it expand far beyond what was written (go-yaml's "excessive aliasing").
+
+    Counted without expanding anything: each container once (aliases share the constructed object), its expanded
+    size memoised by identity, depth-first with an explicit stack (a deep document is no recursion error)."""
+    sizes: dict[int, int] = {}
+    opened: set[int] = set()  # the containers whose children are being counted: the path from the root
+    written = 0
+    stack: list[tuple[Any, bool]] = [(doc, False)]
+    while stack:
+        value, done = stack.pop()
+        if not isinstance(value, (dict, list)):
+            continue
+        children = list(value.values()) if isinstance(value, dict) else value
+        if done:
+            sizes[id(value)] = 1 + sum(sizes.get(id(c), 1) for c in children)
+            opened.discard(id(value))
+            continue
+        if id(value) in opened:  # an alias inside its own anchor: no Kubernetes object is infinite
+            raise BadInput(wording.LOAD_RECURSIVE_ALIAS, source=source, document=number)
+        if id(value) in sizes:
+            continue
+        opened.add(id(value))
+        written += 1 + sum(not isinstance(c, (dict, list)) for c in children)
+        stack.append((value, True))
+        stack.extend((c, False) for c in children)
+    expanded = sizes.get(id(doc), 1)
+    aliased = expanded - written
+    if aliased > 100 and expanded > 1000 and aliased / expanded > _allowed_alias_ratio(expanded):
+        raise BadInput(wording.LOAD_ALIASES.format(expanded=expanded, written=written), source=source, document=number)
+
+
+def _first_words(text: str, line: int | None, value: Any) -> str:
+    """How a document that is no object begins: its first line as written (else its value), cut at a word."""
+    lines = text.splitlines()
+    first = lines[line].strip() if line is not None and 0 <= line < len(lines) else ""
+    if not first:
+        first = str(next(iter(value), "")) if isinstance(value, dict) else str(value)
+    first = " ".join(first.split())
+    if len(first) > 60:
+        first = first[:60].rsplit(" ", 1)[0] + " …"
+    return first
 
 
 def load_documents(
@@ -86,14 +216,22 @@ def load_documents(
     ``require_name=False`` accepts objects without ``metadata.name`` (``blame`` prints any object);
     ``require_kind=False`` accepts objects without ``kind`` (a live object pasted from ``metadata:`` on).
     """
+    if len(data) > MAX_INPUT_BYTES:
+        raise BadInput(wording.LOAD_TOO_LARGE.format(limit=MAX_INPUT_BYTES // (1024 * 1024)), source=source)
     text = decode(data, source) if isinstance(data, bytes) else data.removeprefix("\ufeff")
-    docs = _json_documents(text)
+    starts: list[int] = []
+    docs = _json_documents(text, source)
     if docs is None:
-        docs = _yaml_documents(text, source)
+        docs = _yaml_documents(text, source, starts)
     objects: list[dict[str, Any]] = []
     for number, doc in enumerate(docs, start=1):
         if doc is None:
             continue
+        if isinstance(doc, (str, int, float)) or (
+            isinstance(doc, dict) and not {"kind", "apiVersion", "metadata"} & doc.keys()
+        ):
+            start = _first_words(text, starts[number - 1] if starts else None, doc)
+            raise BadInput(wording.LOAD_NOT_AN_OBJECT.format(start=start), source=source, document=number)
         if not isinstance(doc, dict):
             raise BadInput(f"expected a Kubernetes object, found {type(doc).__name__}", source=source, document=number)
         kind = doc.get("kind")

@@ -10,7 +10,9 @@ JSON and compared as values, never as text.
 
 Guarantees: pure functions over already-parsed objects; a missing
 ``managedFields`` (exported without ``--show-managed-fields``) is reported as
-``None``, never confused with "owned by nobody".
+``None``, never confused with "owned by nobody", and so is one that cannot be
+read (not a list, an entry that is not a mapping or has no ``fieldsV1``: one
+unreadable entry could be the owner of any field): :func:`unreadable` says why.
 """
 
 from __future__ import annotations
@@ -49,15 +51,29 @@ class Entry:
         return self.manager in ARGOCD_MANAGERS
 
 
-def entries_of(obj: dict[str, Any]) -> list[Entry] | None:
-    """The object's managedFields entries; ``None`` when the object carries none at all."""
+def unreadable(obj: dict[str, Any]) -> tuple[str, int] | None:
+    """Why the object's managedFields cannot be read, as a key of ``MANAGED_FIELDS_PROBLEMS`` and the 1-based entry
+    it concerns (0: the whole field); ``None`` when they can (or when there are none)."""
     raw = (obj.get("metadata") or {}).get("managedFields")
     if not raw:
         return None
+    if not isinstance(raw, list):
+        return "not-a-list", 0
+    for n, e in enumerate(raw, start=1):
+        if not isinstance(e, dict):
+            return "entry-not-a-mapping", n
+        if not isinstance(e.get("fieldsV1"), dict):
+            return "no-fields", n
+    return None
+
+
+def entries_of(obj: dict[str, Any]) -> list[Entry] | None:
+    """The object's managedFields entries; ``None`` when the object carries none at all, or none that can be read."""
+    raw = (obj.get("metadata") or {}).get("managedFields")
+    if not raw or unreadable(obj) is not None:
+        return None
     out = []
     for e in raw:
-        if not isinstance(e, dict):
-            continue
         fields = e.get("fieldsV1")
         out.append(
             Entry(

@@ -14,7 +14,12 @@ unique on both sides (one desired object and one live object fit):
   by namespace and name, with the same managedFields check.
 
 A live object matched that way is completed (a copy with the ``apiVersion`` and
-``kind`` it was matched with) so that everything downstream sees a whole object.
+``kind`` it was matched with, and the desired object's namespace when it has none)
+so that everything downstream sees a whole object: the rule is scoped to that
+namespace, the heading names it, and the context of that namespace (its HPA) is found.
+
+:func:`looks_swapped` tells desired and live objects given the wrong way round:
+the "desired" side carries what only the API server writes, the "live" side none of it.
 
 Guarantees: pure; a pasted (incomplete) live object is the counterpart of at
 most one desired object; the order of the desired objects is kept.
@@ -26,7 +31,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from bot.analysis.context import meta
+from bot.analysis.context import cluster_scoped, meta
 from bot.analysis.schema import group_of
 
 Obj = dict[str, Any]
@@ -101,12 +106,35 @@ def _only(candidates: list[int]) -> int | None:
 
 
 def _completed(live: Obj, desired: Obj) -> Obj:
-    """``live`` with the apiVersion and kind it was matched with (managedFields' version first)."""
-    if live.get("apiVersion") and live.get("kind"):
+    """``live`` with the apiVersion and kind it was matched with (managedFields' version first), and the desired
+    object's namespace when the paste has none."""
+    namespace = meta(desired).get("namespace")
+    kind = str(live.get("kind") or desired.get("kind") or "")
+    add_namespace = bool(namespace) and not meta(live).get("namespace") and not cluster_scoped(kind)
+    if live.get("apiVersion") and live.get("kind") and not add_namespace:
         return live
     api = str(live.get("apiVersion") or managed_api_version(live) or desired.get("apiVersion") or "")
     rest = {k: v for k, v in live.items() if k not in ("apiVersion", "kind")}
+    if add_namespace:
+        fields = list(meta(live).items())
+        at = next((i + 1 for i, (k, _) in enumerate(fields) if k == "name"), 0)  # where kubectl prints it
+        rest["metadata"] = dict([*fields[:at], ("namespace", namespace), *fields[at:]])
     return {"apiVersion": api, "kind": live.get("kind") or desired.get("kind"), **rest}
+
+
+SERVER_WRITTEN = ("uid", "resourceVersion", "creationTimestamp", "managedFields")
+"""Metadata only the API server writes: every live export has some, rendered manifests none."""
+
+
+def server_written(obj: Obj) -> bool:
+    m = meta(obj)
+    return any(m.get(k) for k in SERVER_WRITTEN)
+
+
+def looks_swapped(desired: Sequence[Obj], live: Sequence[Obj]) -> bool:
+    """Whether ``--desired`` and ``--live`` were given the wrong way round: every "desired" object carries metadata
+    only the API server writes (uid, resourceVersion, managedFields) and no "live" object does."""
+    return bool(desired) and bool(live) and all(map(server_written, desired)) and not any(map(server_written, live))
 
 
 def pair_objects(desired: Sequence[Obj], live: Sequence[Obj]) -> list[tuple[Obj, Obj | None]]:

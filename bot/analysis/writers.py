@@ -26,7 +26,7 @@ from __future__ import annotations
 from bot.analysis.canonical import deep_equal
 from bot.analysis.context import WebhookMatch, labels_of
 from bot.analysis.facts import FieldFacts, Verdict
-from bot.analysis.managedfields import SYNTHETIC_MANAGERS
+from bot.analysis.managedfields import SYNTHETIC_MANAGERS, unreadable
 from bot.analysis.pointer import MISSING
 from bot.analysis.schema import is_known
 from bot.model import ObjectRef, Writer
@@ -90,7 +90,10 @@ def is_known_controller(manager: str) -> bool:
 def by_owner(f: FieldFacts) -> Verdict:
     """No managedFields at all, nobody, only Argo CD, or another writer."""
     if f.obj.entries is None:
-        return Verdict("unknown", "possible", Writer(), wording.REASON_NO_MANAGED_FIELDS, list(f.evidence))
+        reason = (
+            wording.REASON_UNREADABLE_MANAGED_FIELDS if unreadable(f.obj.live) else wording.REASON_NO_MANAGED_FIELDS
+        )
+        return Verdict("unknown", "possible", Writer(), reason, list(f.evidence))
     if not f.owners:
         return _unowned(f)
     if not f.others:

@@ -163,4 +163,21 @@ INPUT_EMPTY = (
     "no Kubernetes object in this {option} file, so there is nothing to compare (an empty `argocd app manifests` "
     "output usually means the Argo CD login expired: run `argocd login` and render again)"
 )
+INPUT_EMPTY_LIVE = (
+    "no Kubernetes object in this {option} file, so there is nothing to compare (did the export run? `kubectl get "
+    "-f desired.yaml -o yaml --show-managed-fields` prints the live objects the manifests name)"
+)
+INPUT_EMPTY_BLAME = (
+    "no object to blame: the input is empty (kubectl get ... -o yaml --show-managed-fields | argo-why blame -)"
+)
+# {options}: "--desired and --live". Said before anything is read.
+INPUT_STDIN_TWICE = (
+    "{options} both read standard input (-), which can be read only once: give all but one of them as files"
+)
+# After "argo-why: <the --desired files>: ".
+INPUT_SWAPPED = (
+    "--desired and --live look swapped: every object given as --desired carries what only the API server writes "
+    "(uid, resourceVersion, managedFields) and none given as --live does; give the rendered manifests (argocd app "
+    "manifests) as --desired and the kubectl export as --live"
+)
 INPUT_NO_COUNTERPART = "no object in --desired has a counterpart in --live (same group, kind, namespace, name)"

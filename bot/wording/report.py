@@ -574,6 +574,50 @@ WRITE_LOOP = (
     "Fix the ownership before anything else."
 )
 
+# --- Input a user got slightly wrong (bot/analysis/loader.py, engine.py) ---
+# The loader's refusals: one line after "argo-why: <file>: document <n>: ".
+LOAD_TOO_LARGE = "larger than {limit} MiB, more than any set of manifests or live objects argo-why reads"
+LOAD_NOT_YAML = "not valid YAML{where}: {problem}"
+LOAD_TEMPLATE = (
+    "; it looks like an unrendered template ({{{{ … }}}} on line {line}): give argo-why the rendered manifests "
+    "(argocd app manifests, helm template, kustomize build)"
+)
+LOAD_DUPLICATE_KEY = (
+    "duplicate key {key} (line {line}, first at line {first}): YAML would keep only the last one and silently drop "
+    "the first (two `kubectl get -o yaml` outputs appended with >> need a line --- between them)"
+)
+LOAD_DUPLICATE_KEY_JSON = "duplicate key {key}: JSON would keep only the last one and silently drop the first"
+LOAD_ALIASES = (
+    "its YAML aliases expand to {expanded:,} values from {written:,} written (an alias bomb?): refused, as Kubernetes' "
+    "own YAML reader refuses excessive aliasing"
+)
+LOAD_RECURSIVE_ALIAS = "a YAML alias refers to the node that holds it (an endless structure, which no object is)"
+LOAD_NOT_AN_OBJECT = (
+    "not a Kubernetes object but text (no kind, apiVersion or metadata; a Helm NOTES.txt?): it begins with "
+    "“{start}”; leave it out of the manifests"
+)
+# The analysis' warnings (Report.warnings, said first). {label} "Deployment shop/web".
+APP_MATCHES_NO_TRACKING = (
+    "--app {app} matches no tracking annotation or label in the manifests (they name {tracked}): a typo? No verdict "
+    "rests on it: an object whose live tracking names {used} is not taken for another Application's."
+)
+REPEATED_RESOURCE = (
+    "{label} appears {count} times in {side} (the same file given twice, or a doubled paste?): it is counted once, "
+    "with its last copy, as Argo CD does (RepeatedResourceWarning)."
+)
+SIDE_DESIRED = "--desired"
+SIDE_LIVE = "--live"
+MANAGED_FIELDS_UNREADABLE = (
+    "{label}: metadata.managedFields could not be read ({problem}): ownership is unknown, no rule is proposed from "
+    "it, and findings on it have lowered confidence."
+)
+REASON_UNREADABLE_MANAGED_FIELDS = "the live object's managedFields could not be read, so nobody can be named"
+MANAGED_FIELDS_PROBLEMS = {
+    "not-a-list": "it is not a list of entries",
+    "entry-not-a-mapping": "entry {n} is not a mapping",
+    "no-fields": "entry {n} has no fieldsV1",
+}
+
 # --- the system-level rule of a fleet-wide drift (bot/analysis/systemrule.py) ---
 AND_MORE = " and {count} more"
 SYSTEM_RULE_WHOLE_SECTION = "no system-level rule: {path} is a whole section, and hiding it in every app is too broad"
