@@ -180,7 +180,7 @@ def explain(
             ),
         )
     if report.diff_mode is not None:
-        report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=app))
+        report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=report.subject))
     if report.ignored:
         report.notes.append(wording.ALREADY_IGNORED.format(count=wording.plural(wording.DIFFERENCES, report.ignored)))
     hidden = sum(not f.shown_by_argocd for f in report.findings)
