@@ -207,7 +207,7 @@ exit status:
   3  {upstream}"""
 
 
-def _variables(*groups: type[Any]) -> str:
+def _variables(*groups: Any) -> str:
     """The environment variables of the settings groups, as the settings read them (one list, never two)."""
     names = [str(f.validation_alias) for group in groups for f in group.model_fields.values()]
     lines, line = [], " "
@@ -221,7 +221,10 @@ def _variables(*groups: type[Any]) -> str:
 
 def _epilogs() -> dict[str, str]:
     """What ``--help`` says after the options of each command: its environment and its exit status."""
-    from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, SlackSettings
+    from bot.config import ArgoCDSettings, Settings
+
+    # every group of the settings object, so that a new variable is listed the day it is read
+    groups = [f.annotation for f in Settings.model_fields.values()]
 
     return {
         "explain": "environment:\n" + _DEBUG + "\n\n" + _EXIT_REPORT.format(
@@ -237,7 +240,7 @@ def _epilogs() -> dict[str, str]:
         "serve": "environment (the README says what each means; required: SLACK_BOT_TOKEN with\n"
                  "SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for Socket Mode; SLACK_CHANNEL, ARGOCD_URL, ARGOCD_TOKEN,\n"
                  "WEBHOOK_TOKEN):\n"
-                 + _variables(SlackSettings, ArgoCDSettings, RedisSettings, GitSettings, RuntimeSettings) + "\n"
+                 + _variables(*groups) + "\n"
                  + _DEBUG + "\n\nexit status:\n  0  stopped (SIGTERM, Ctrl-C) after handing back the jobs in hand\n"
                  "  2  a missing or malformed variable: one line on stderr naming it\n  3  internal error",
         "demo": "environment: none is read (the demo brings its own fake Slack, Argo CD, cluster and GitHub)\n"

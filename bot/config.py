@@ -5,7 +5,8 @@
 `argo-why serve`"; the names are the contract, the grouping is ours). The composition root hands each client the plain
 values of its group, so a client never sees the whole settings object.
 
-A missing or malformed value stops the command with one line naming the variable
+A missing or malformed value stops the command with one line naming the variable and what it takes, in the words of
+:mod:`bot.wording.cli` (bounds in the variable's unit, never pydantic's own message)
 (:class:`ConfigError`), never a traceback; every such value is reported at once, one line each, so that one
 run shows all there is to fix. Secrets are ``SecretStr`` so that they never appear in a
 repr, a log line or an error message.
@@ -18,6 +19,8 @@ from typing import Annotated, Any, Literal, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
@@ -68,13 +71,14 @@ def _url(v: str | None) -> str | None:
     if v is None or v == "":
         return None
     if not v.startswith(("http://", "https://")):
-        raise ValueError("must start with http:// or https://")
+        raise ValueError(wording.SETTING_URL)
     return v.rstrip("/")
 
 
 class _Group(BaseSettings):
     # Field names work too (populate_by_name), so tests and the demo build groups without the environment.
-    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, case_sensitive=True)
+    # inf and nan are no number of seconds, workers or ports: refused like any other malformed number
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, case_sensitive=True, allow_inf_nan=False)
 
 
 class ArgoCDSettings(_Group):
@@ -117,7 +121,7 @@ class ArgoCDSettings(_Group):
             for part in filter(None, (p.strip() for p in v.split(","))):
                 cluster, sep, context = part.rpartition("=")
                 if not sep or not cluster:
-                    raise ValueError(f"expected cluster=context pairs separated by commas, got {part!r}")
+                    raise ValueError(wording.SETTING_CLUSTER_CONTEXTS.format(part=part))
                 out[cluster] = context
             return out
         return v
@@ -153,7 +157,7 @@ class SlackSettings(_Group):
     @classmethod
     def _channel(cls, v: str | None) -> str | None:
         if v and v[:1] not in ("C", "G", "D"):
-            raise ValueError("must be a channel ID such as C0123456789, not a name")
+            raise ValueError(wording.SETTING_CHANNEL_ID)
         return v or None
 
     @property
@@ -165,6 +169,14 @@ class RedisSettings(_Group):
     """Shared state; unset = the in-memory store (one replica)."""
 
     url: str | None = Field(None, validation_alias="REDIS_URL")
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, v: str | None) -> str | None:
+        # redis-py's from_url takes these three; anything else would only fail at the first connection
+        if v and not v.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(wording.SETTING_REDIS_URL)
+        return v or None
 
 
 class GitSettings(_Group):
@@ -207,7 +219,7 @@ class GitSettings(_Group):
         if isinstance(v, str):
             v = v.strip()
             if v not in ("1", "2"):
-                raise ValueError("must be 1 or 2")
+                raise ValueError(wording.SETTING_APPROVALS)
             return int(v)
         return v
 
@@ -226,7 +238,7 @@ class GitSettings(_Group):
             ids = [p.strip() for p in v.replace(" ", ",").split(",") if p.strip()]
             bad = [i for i in ids if i[:1] not in ("U", "W", "S")]
             if bad:
-                raise ValueError(f"expected Slack user (U...) or user-group (S...) IDs, got {', '.join(bad)}")
+                raise ValueError(wording.SETTING_APPROVERS.format(bad=", ".join(bad)))
             return ids
         return v
 
@@ -265,7 +277,7 @@ class RuntimeSettings(_Group):
             return None
         hour, sep, minute = str(v).strip().partition(":")
         if not (sep and hour.isdigit() and minute.isdigit() and int(hour) < 24 and int(minute) < 60):
-            raise ValueError("must be HH:MM (UTC), such as 09:00, or off")
+            raise ValueError(wording.SETTING_DAILY_AT)
         return f"{int(hour):02d}:{int(minute):02d}"
 
     @field_validator("weekly_report_at", mode="before")
@@ -280,13 +292,13 @@ class RuntimeSettings(_Group):
             hhmm = None
         # a day needs a time: "mon" or "mon off" would otherwise read as "mon None" and stop the scheduler
         if day not in ("mon", "tue", "wed", "thu", "fri", "sat", "sun") or hhmm is None:
-            raise ValueError("must be DAY HH:MM (UTC), such as mon 09:00, or off")
+            raise ValueError(wording.SETTING_WEEKLY_AT)
         return f"{day} {hhmm}"
 
     @model_validator(mode="after")
     def _ports_differ(self) -> RuntimeSettings:
         if self.metrics_port is not None and self.metrics_port == self.port:
-            raise ValueError("METRICS_PORT must differ from PORT (unset it to serve /metrics on PORT)")
+            raise ValueError(wording.SETTING_PORTS_DIFFER)
         return self
 
 
@@ -311,7 +323,7 @@ class ViewSettings(_Group):
         if v is None or not v.get_secret_value():
             return None
         if len(v.get_secret_value()) < 32:
-            raise ValueError("must be at least 32 characters (for example: openssl rand -hex 32)")
+            raise ValueError(wording.SETTING_VIEW_KEY)
         return v
 
     @field_validator("link_ttl_s", mode="before")
@@ -322,14 +334,14 @@ class ViewSettings(_Group):
             unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}.get(text[-1:], 0)
             number = text[:-1] if unit else text
             if not number.isdigit():
-                raise ValueError("must be a duration such as 86400, 24h, 90m or 7d")
+                raise ValueError(wording.SETTING_DURATION)
             return int(number) * (unit or 1)
         return v
 
     @model_validator(mode="after")
     def _base_url_with_key(self) -> ViewSettings:
         if self.link_key is not None and self.base_url is None:
-            raise ValueError("VIEW_LINK_KEY is set but VIEW_BASE_URL is not: the links need the bot's public URL")
+            raise ValueError(wording.SETTING_VIEW_BASE_URL)
         return self
 
     @property
@@ -416,11 +428,11 @@ def _read_group(group: type[G], problems: list[str], invalid: set[str]) -> G:
     except ValidationError as e:
         defaults: dict[str, object] = {}
         for err in e.errors():
-            msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
             loc = err.get("loc") or ()
             name = str(loc[0]) if loc else ""
-            problems.append(f"{name}: {msg}" if name else msg)
             field = next((f for f in group.model_fields.values() if f.validation_alias == name), None)
+            msg = _in_words(err, field, name)
+            problems.append(f"{name}: {msg}" if name else msg)
             if field is not None:
                 invalid.add(name)
                 defaults[name] = field.get_default(call_default_factory=True)
@@ -429,6 +441,46 @@ def _read_group(group: type[G], problems: list[str], invalid: set[str]) -> G:
         return cast(G, cast(Any, group)(**defaults))
     except ValidationError:
         return cast(G, group.model_construct())
+
+
+def _unit(name: str) -> str | None:
+    """The unit of a numeric variable, from its name (the README's convention): seconds or hours, else none."""
+    if name.endswith(("_SECONDS", "_TIMEOUT", "_INTERVAL", "_TTL")):
+        return "seconds"
+    return "hours" if name.endswith("_HOURS") else None
+
+
+def _in_words(err: ErrorDetails, field: FieldInfo | None, name: str) -> str:
+    """Pydantic's error about one variable, said in argo-why's words (bot/wording/cli.py): what the variable takes,
+    its bounds in its unit ("at most 30 days"), the value as written (never a secret's)."""
+    kind, ctx, unit = err["type"], err.get("ctx") or {}, _unit(name)
+    if kind == "value_error":  # our own validators: already a sentence of the wording
+        return str(err["msg"]).removeprefix("Value error, ")
+    given = err.get("input") if isinstance(err.get("input"), str) else str(err.get("input"))
+    if field is not None and (kind.startswith(("int_", "float_", "bool_")) or kind in ("finite_number",)):
+        if kind.startswith("bool_"):
+            return wording.SETTING_BOOLEAN.format(given=given)
+        bounds = {type(m).__name__: v for m in field.metadata for v in [getattr(m, type(m).__name__.lower(), None)]}
+        low, above, high = bounds.get("Ge"), bounds.get("Gt"), bounds.get("Le")
+        if low is not None and high is not None:
+            said = wording.SETTING_BOUNDS["both"].format(
+                low=wording.setting_amount(low, unit), high=wording.setting_amount(high, unit)
+            )
+        elif low is not None:
+            said = wording.SETTING_BOUNDS["low"].format(low=wording.setting_amount(low, unit))
+        elif above is not None:
+            said = wording.SETTING_BOUNDS["above"].format(low=wording.setting_amount(above, unit))
+        else:
+            said = ""
+        template = wording.SETTING_WHOLE_NUMBER if kind.startswith("int_") else wording.SETTING_NUMBER
+        return template.format(bounds=said, given=given)
+    limits = {"greater_than_equal": ("ge", wording.SETTING_AT_LEAST), "greater_than": ("gt", wording.SETTING_MORE_THAN),
+              "less_than_equal": ("le", wording.SETTING_AT_MOST)}  # fmt: skip
+    if kind in limits and isinstance(ctx.get(limits[kind][0]), (int, float)):
+        return limits[kind][1].format(bound=wording.setting_amount(ctx[limits[kind][0]], unit))
+    if kind == "literal_error":
+        return wording.SETTING_CHOICE.format(choices=str(ctx.get("expected", "")).replace("'", ""), given=given)
+    return wording.SETTING_INVALID
 
 
 def load_settings(*, serve: bool = False) -> Settings:

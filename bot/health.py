@@ -22,6 +22,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from bot.errors import UpstreamError
 from bot.metrics import Metrics
 from bot.store import Store, StoreUnavailable
 from bot.wording import cli as wording
@@ -57,13 +58,16 @@ class SlackAuth:
 
     def __init__(self, check: Callable[[], Awaitable[str | None]], metrics: Metrics, *, ttl_s: float = SLACK_TTL_S,
                  timeout_s: float = SLACK_TIMEOUT_S) -> None:  # fmt: skip
-        """``check`` answers ``None`` when Slack accepts the token, else the reason it does not."""
+        """``check`` answers ``None`` when Slack accepts the token, else the reason Slack gives for refusing it; it
+        raises :class:`~bot.errors.UpstreamError` when Slack cannot be reached or fails (the token is then unknown,
+        not refused: the log says so, without token remedies)."""
         self._check = check
         self._metrics = metrics
         self._ttl_s = ttl_s
         self._timeout_s = timeout_s
         self.state = UNKNOWN
         self.error: str | None = None
+        self._unreachable = False
         self._at: float | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -74,17 +78,22 @@ class SlackAuth:
         return self.state
 
     async def _refresh(self) -> None:
+        unreachable = False
         try:
             error = await asyncio.wait_for(self._check(), self._timeout_s)
         except TimeoutError:
-            error = wording.SLACK_AUTH_TIMEOUT.format(seconds=self._timeout_s)
+            error, unreachable = wording.SLACK_AUTH_TIMEOUT.format(seconds=self._timeout_s), True
+        except UpstreamError as e:
+            error, unreachable = str(e), True
         state = OK if error is None else FAILED
-        if state != self.state:  # the first answer, and every flip: once each, not on every check
+        # the first answer, and every flip (refused and unreachable are two different things to fix): once each
+        if state != self.state or unreachable != self._unreachable:
             if error is not None:
-                log.warning(wording.SLACK_AUTH_FAILED.format(error=error))
+                said = wording.SLACK_UNREACHABLE if unreachable else wording.SLACK_AUTH_FAILED
+                log.warning(said.format(error=error))
             else:
                 log.info(wording.SLACK_AUTH_OK if self.state == UNKNOWN else wording.SLACK_AUTH_BACK)
-        self.state, self.error = state, error
+        self.state, self.error, self._unreachable = state, error, unreachable
         self._at = time.monotonic()
         self._metrics.slack_auth_ok.set(1 if error is None else 0)
 

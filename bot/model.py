@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from bot.wording import report as wording
+
 Cause = Literal[
     "autoscaler",
     "operator",
@@ -269,6 +271,16 @@ class Report:
         return not self.findings and self.complete and not self.resources and self.nothing_differs is None
 
     @property
+    def subject(self) -> str:
+        """What the report is about, as people name it: the app (``team-a/shop`` for an app of another namespace,
+        tracked as ``team-a_shop``), else its objects (those with findings, else those compared), never a
+        placeholder such as "app"."""
+        if self.app:
+            return wording.app_shown(self.app)
+        labels = [f.resource.label for f in self.findings] or [o.resource.label for o in self.objects]
+        return wording.objects_named(list(dict.fromkeys(labels or [r.label for r in self.not_compared])))
+
+    @property
     def complete(self) -> bool:
         """Every desired object was compared: without findings, the app matches Git."""
         return not self.not_compared
@@ -392,7 +404,7 @@ class Alert:
             return str(value) if value else None
 
         return cls(
-            app=text("name") or report.app or "app",
+            app=text("name") or report.subject,
             app_namespace=text("namespace"),
             project=text("project"),
             revision=text("revision"),

@@ -247,7 +247,8 @@ def explain(
             ),
         )
     if report.diff_mode is not None:
-        report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=app_in_context))
+        shown_app = wording.app_shown(app_in_context) if app_in_context else report.subject
+        report.notes.append(wording.DIFF_MODE_NOTE[report.diff_mode].format(app=shown_app))
     if report.ignored:
         report.notes.append(wording.ALREADY_IGNORED.format(count=wording.plural(wording.DIFFERENCES, report.ignored)))
     hidden = sum(not f.shown_by_argocd for f in report.findings)

@@ -89,13 +89,16 @@ class SideBySide:
 
 
 def scalar_text(value: Any) -> str:
-    """A scalar as YAML writes it in flow style (``"on"`` quoted, ``1.0`` kept, ``{}`` for an empty map)."""
+    """A scalar as YAML writes it in flow style (``"on"`` and ``""`` quoted, ``1.0`` kept, ``{}`` for an empty map)."""
     if value is None:
         return "null"
     if isinstance(value, bool | int | float) or value in ({}, []):
         return json.dumps(value)
     text = yaml.safe_dump(value, default_flow_style=True, width=2**31, allow_unicode=True)
-    return text.removesuffix("\n").removesuffix("\n...").strip()
+    text = text.removesuffix("\n").removesuffix("\n...").strip()
+    # a string YAML must quote is written "…" (also valid YAML), as every sentence and advice writes it: one
+    # spelling of "" and "on" on the page and in the fix beside it
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) and text.startswith("'") else text
 
 
 def _embedded_lines(value: Any) -> list[str] | None:

@@ -1,13 +1,20 @@
 """Block Kit messages as plain terminal text, for the offline demo (what a person would see in Slack).
 
 Pure: a message dict (``text`` and ``blocks``) in, indented lines out. Buttons are shown as ``[ Label ]``;
-mrkdwn markers are left as they are, which reads well enough in a terminal.
+mrkdwn markers are left as they are, which reads well enough in a terminal, and Slack's escapes (``&lt;``) are shown
+as the characters Slack shows. A long line wraps under itself (a context line's "· " is not repeated) and never
+inside a link ``<url|label>``.
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any
+
+_LINK = re.compile(r"<[^<>|\s]+\|[^<>]*>")
+"""A mrkdwn link ``<url|label>``: wrapped as one word, or its label would be split over two lines."""
+_KEEP = "\u00a0"  # textwrap breaks at ASCII whitespace only: a no-break space holds a link's words together
 
 
 def _text(obj: Any) -> str:
@@ -58,10 +65,14 @@ def _wrap(text: str, width: int, prefix: str = "") -> list[str]:
         if in_code or not line:
             out.append(("    " if in_code else "") + line)
         else:
-            # a long link stays on one line, so that it can be copied from the terminal and opened
-            out += textwrap.wrap(line, width=width, initial_indent=prefix, subsequent_indent=prefix or "  ",
-                                 break_long_words=False, break_on_hyphens=False) or [""]  # fmt: skip
-    return out
+            # a long link stays on one line, so that it can be copied from the terminal and opened, its label with
+            # it; a continued line is indented under the first, never given a bullet of its own
+            held = _LINK.sub(lambda m: m.group(0).replace(" ", _KEEP), line.replace(_KEEP, " "))
+            wrapped = textwrap.wrap(held, width=width, initial_indent=prefix, subsequent_indent=" " * len(prefix)
+                                    or "  ", break_long_words=False, break_on_hyphens=False) or [""]  # fmt: skip
+            out += [w.replace(_KEEP, " ") for w in wrapped]
+    # Slack shows its three escaped characters as themselves (in code blocks too): so does the terminal
+    return [line.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&") for line in out]
 
 
 def render_message(message: dict[str, Any], *, width: int = 100, indent: str = "") -> str:

@@ -63,6 +63,9 @@ class Line:
     inherited: bool
     findings: tuple[int, ...]
     """Numbers of the findings this line belongs to."""
+    unowned: bool = False
+    """A finding of this line says no entry owns its field: the Writer column says so too, never the owner of an
+    ancestor (which the finding just said is not the writer)."""
     kind: Literal["line"] = "line"
 
 
@@ -148,12 +151,14 @@ def _state(row: Row, numbers: tuple[int, ...], exact: bool) -> State:
 def _object_view(obj: ComparedObject, cards: Sequence[Card], index: int) -> ObjectView:
     sbs = side_by_side(obj.desired, obj.live)
     pointers = [(c.number, c.finding.pointer) for c in cards]
+    unowned_pointers = [c.finding.pointer for c in cards if c.finding.writer.manager is None]
     lines: list[Line] = []
     for row in sbs.rows:
         numbers = tuple(n for n, p in pointers if covers(p, row.pointer))
         exact = any(p == row.pointer for _, p in pointers)
-        lines.append(Line(Side.of(row.left), Side.of(row.right), _state(row, numbers, exact), row.pointer, row.owners,
-                          row.inherited, numbers))  # fmt: skip
+        unowned = row.inherited and any(covers(p, row.pointer) for p in unowned_pointers)
+        lines.append(Line(Side.of(row.left), Side.of(row.right), _state(row, numbers, exact), row.pointer,
+                          () if unowned else row.owners, row.inherited and not unowned, numbers, unowned))  # fmt: skip
     # a card goes after the last line of its field (its subtree), else after the last line it covers, else at the end
     after: dict[int, list[Card]] = {}
     end: list[Card] = []
@@ -226,11 +231,13 @@ def build_page(report: Report, alert: Alert | None = None) -> Page:
     """The page of one report (``alert`` adds what the bot knows beyond it: revision, namespace)."""
     alert = alert or Alert.from_report(report)
     cards = [
-        Card(n, f, wording.CAUSE_TITLES.get(f.cause, f.cause), _rule_yaml(f)) for n, f in enumerate(report.findings, 1)
+        Card(n, f, wording.cause_title(f.cause, added=f.desired is None), _rule_yaml(f))
+        for n, f in enumerate(report.findings, 1)
     ]
     by_cause = Counter(f.cause for f in report.findings)
     ranked = sorted(by_cause.items(), key=lambda kv: (-kv[1], kv[0]))
-    causes: list[tuple[str, str, int]] = [(c, wording.CAUSE_TITLES.get(c, c), n) for c, n in ranked]
+    added = {c for c in by_cause if all(f.desired is None for f in report.findings if f.cause == c)}
+    causes: list[tuple[str, str, int]] = [(c, wording.cause_title(c, added=c in added), n) for c, n in ranked]
     drifted: list[tuple[ComparedObject, list[Card]]] = []
     placed: set[int] = set()
     for obj in report.objects:

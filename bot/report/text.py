@@ -49,7 +49,7 @@ def _finding(f: Finding) -> list[str]:
     heading = f"  {f.field_name}" + (f"  ({f.pointer})" if f.field_name != f.pointer else "")
     lines = [
         heading,
-        f"    verdict:  {f.cause} ({f.confidence}): {wording.CAUSE_TITLES[f.cause]}",
+        f"    verdict:  {f.cause} ({f.confidence}): {wording.cause_title(f.cause, added=f.desired is None)}",
         f"    Git:      {wording.short_value(f.desired, 100) if f.desired is not None else '(absent)'}",
         f"    live:     {wording.short_value(f.live, 100) if f.live is not None else '(absent)'}",
         *(f"    changed:  {c}" for c in _text_changes(f)),
@@ -119,8 +119,10 @@ def _body(report: Report) -> str:
         lines = [*(head_lines if report.resources else []), *_resources(report)]
         return "\n".join([*lines, *(f"note: {n}" for n in report.notes)]) + "\n"
     if not report.findings:
-        app, compared = report.app or "the app", report.resources_compared
+        app, compared = report.subject, report.resources_compared
         head = wording.NO_DRIFT.format(compared=wording.plural(wording.RESOURCES, compared), app=app)
+        if report.app is None:  # no app to name: the objects are (never a placeholder "the app")
+            head = wording.NO_DRIFT_UNNAMED.format(matching=wording.plural(wording.MATCH_GIT, compared))
         if report.not_compared:
             labels = ", ".join(r.label for r in report.not_compared)
             head = wording.INCOMPLETE.format(compared=wording.plural(wording.RESOURCES, compared), app=app,
@@ -132,7 +134,7 @@ def _body(report: Report) -> str:
     hidden = len(report.findings) - len(shown)
     rest = "" if not hidden else wording.HIDDEN_SOME.format(count=hidden) if shown else wording.HIDDEN_ALL
     out = [
-        f"{report.app or 'app'}: {wording.plural(wording.DIFFERENCES, len(counted))} in "
+        f"{report.subject}: {wording.plural(wording.DIFFERENCES, len(counted))} in "
         f"{wording.plural(wording.RESOURCES, len({f.resource for f in counted}))}{rest} "
         f"(of {report.resources_compared} compared)",
         "",

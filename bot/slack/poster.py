@@ -171,18 +171,14 @@ class SlackPoster:
         except (TimeoutError, SlackApiError, SlackClientError, OSError) as e:
             raise SlackUnavailable(f"Slack refused the file upload: {type(e).__name__}") from e
 
-    async def auth_ok(self) -> bool:
-        return await self.token_problem() is None
-
     async def token_problem(self) -> str | None:
-        """``None`` when Slack accepts the bot token (``auth.test``), else why not: the Web API's error
-        (``invalid_auth``, ``token_revoked``, ``account_inactive``...) or the reason Slack could not be reached."""
+        """``None`` when Slack accepts the bot token (``auth.test``), else the Web API's error for it (``invalid_auth``,
+        ``token_revoked``, ``account_inactive``...). Slack unreachable or failing raises :class:`SlackUnavailable`:
+        the token was then neither accepted nor refused, and must not be said to be wrong."""
         try:
             await self.call("auth.test")
         except SlackRefused as e:
             return e.error
-        except SlackUnavailable as e:
-            return str(e)
         return None
 
 

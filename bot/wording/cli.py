@@ -9,6 +9,53 @@ from __future__ import annotations
 # --- Settings ---
 # Several settings to fix at once (bot/config.py): this line, then one line per variable.
 SETTINGS_PROBLEMS = "{count} settings need fixing before argo-why can start:"
+# A malformed value, after "NAME: ". {given} is the value as written (never for a secret), {bounds} one of
+# SETTING_BOUNDS, {bound} an amount in the setting's unit (setting_amount).
+SETTING_WHOLE_NUMBER = "must be a whole number{bounds}, not {given!r}"
+SETTING_NUMBER = "must be a number{bounds}, not {given!r}"
+SETTING_BOOLEAN = "must be true or false, not {given!r}"
+SETTING_CHOICE = "must be {choices}, not {given!r}"
+SETTING_AT_LEAST = "must be at least {bound}"
+SETTING_MORE_THAN = "must be more than {bound}"
+SETTING_AT_MOST = "must be at most {bound}"
+SETTING_INVALID = "is not a value argo-why understands; the README lists what each variable takes"
+SETTING_BOUNDS = {"both": " from {low} to {high}", "low": " of at least {low}", "above": " above {low}"}
+SETTING_UNITS = {"seconds": ("second", "seconds"), "hours": ("hour", "hours")}
+# A seconds amount is also said in the largest whole unit it makes: "30 days (2592000 seconds)".
+SETTING_LARGER_UNITS = ((86400, ("day", "days")), (3600, ("hour", "hours")), (60, ("minute", "minutes")))
+# The settings' own checks (bot/config.py field validators).
+SETTING_URL = "must start with http:// or https://"
+SETTING_REDIS_URL = "must start with redis://, rediss:// (TLS) or unix:// (a socket), such as redis://redis:6379/0"
+SETTING_CLUSTER_CONTEXTS = "expected cluster=context pairs separated by commas, got {part!r}"
+SETTING_CHANNEL_ID = "must be a channel ID such as C0123456789, not a name"
+SETTING_APPROVALS = "must be 1 or 2"
+SETTING_APPROVERS = "expected Slack user (U...) or user-group (S...) IDs, got {bad}"
+SETTING_DAILY_AT = "must be HH:MM (UTC), such as 09:00, or off"
+SETTING_WEEKLY_AT = "must be DAY HH:MM (UTC), such as mon 09:00, or off"
+SETTING_PORTS_DIFFER = "METRICS_PORT must differ from PORT (unset it to serve /metrics on PORT)"
+SETTING_VIEW_KEY = "must be at least 32 characters (for example: openssl rand -hex 32)"
+SETTING_DURATION = "must be a duration such as 86400, 24h, 90m or 7d"
+SETTING_VIEW_BASE_URL = "VIEW_LINK_KEY is set but VIEW_BASE_URL is not: the links need the bot's public URL"
+
+
+def setting_amount(value: float, unit: str | None) -> str:
+    """``value`` in the setting's unit, as a person reads it: ``30 days (2592000 seconds)``, ``1 hour``, ``65535``."""
+    if unit is None:
+        return _number(value)
+    one, many = SETTING_UNITS[unit]
+    plain = f"{_number(value)} {one if value == 1 else many}"
+    base = 3600 if unit == "hours" else 1
+    seconds = value * base
+    for size, (single, plural_) in SETTING_LARGER_UNITS:
+        if size > base and seconds >= size and seconds % size == 0:
+            n = seconds // size
+            return f"{_number(n)} {single if n == 1 else plural_} ({plain})"
+    return plain
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
 
 # --- Health (the log of `argo-why serve`) ---
 # Slack's answer to auth.test: said once at start-up and again when it changes. {error} is the Web API's error.
@@ -18,6 +65,12 @@ SLACK_AUTH_FAILED = (
     "account_inactive: the app was uninstalled or the workspace deactivated it"
 )
 SLACK_AUTH_TIMEOUT = "no answer within {seconds:g} s"
+# Slack could not be reached (or failed) for auth.test: the token is neither accepted nor refused, so no token remedy.
+SLACK_UNREACHABLE = (
+    "cannot reach Slack to check SLACK_BOT_TOKEN ({error}); the token itself was not refused. Check that this pod "
+    "reaches Slack's Web API (SLACK_API_URL when set; DNS, a proxy, an egress network policy); webhooks are queued "
+    "meanwhile and posted once Slack answers"
+)
 SLACK_AUTH_OK = "Slack accepts SLACK_BOT_TOKEN (auth.test ok)"
 SLACK_AUTH_BACK = "Slack accepts SLACK_BOT_TOKEN again (auth.test ok)"
 NOT_READY = "not ready: webhooks cannot be accepted durably ({reasons})"

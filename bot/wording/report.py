@@ -41,6 +41,21 @@ CAUSE_TITLES: dict[str, str] = {
     "not-synced": "Git is ahead: not synced yet",
 }
 
+ADDED_TITLES: dict[str, str] = {
+    # a field Git does not set (a list item, a key) that someone put there: "added", never "rewritten"
+    "autoscaler": "added by an autoscaler",
+    "operator": "added by a controller",
+    "mutating-webhook": "added by a mutating admission webhook",
+    "manual-edit": "added by hand",
+}
+
+
+def cause_title(cause: str, added: bool = False) -> str:
+    """The title of a finding's cause; ``added``: the field is absent in Git (a toleration a controller appended),
+    so it was added, not rewritten."""
+    return (ADDED_TITLES.get(cause) if added else None) or CAUSE_TITLES.get(cause, cause)
+
+
 ALTERNATIVES: dict[str, str] = {
     "autoscaler": "Remove spec.replicas from the manifest so that the autoscaler is its only owner "
     "(keep the ignore rule only while the field must stay in Git).",
@@ -261,8 +276,33 @@ def short_value(value: Any, limit: int = 60) -> str:
         return TEXT_LINES[0 if count == 1 else 1].format(count=count)
     # an empty or space-padded string is quoted, or it vanishes from the sentence ("is 10.96.41.17 live but  in Git")
     plain = isinstance(value, str) and value != "" and value.strip() == value
-    text = value if plain else json.dumps(value, sort_keys=True, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = value if plain else _json(value)
+    return text if len(text) <= limit else _cut(value, text, limit)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _cut(value: Any, text: str, limit: int) -> str:
+    """``value`` shortened to about ``limit`` characters without cutting into a word or an item: a map or a list
+    keeps its first whole entries and says "…" for the rest inside its brackets (so the sentence around it still
+    reads), a text is cut after a word; a string without spaces (an image, a URL) stays whole."""
+    if isinstance(value, (dict, list)):
+        if isinstance(value, dict):
+            items = [f"{_json(k)}: {_json(v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))]
+        else:
+            items = [_json(v) for v in value]
+        opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+        kept: list[str] = []
+        for item in items:
+            if kept and len(opening + ", ".join([*kept, item, "…"]) + closing) > limit:
+                break
+            kept.append(item)
+        return opening + ", ".join(kept + (["…"] if len(kept) < len(items) else [])) + closing
+    if isinstance(value, str) and " " in text[:limit]:
+        return text[: text.rindex(" ", 0, limit)].rstrip(" ,;:") + " …"
+    return text
 
 
 def explanation(pointer: str, resource_label: str, reason: str, desired: Any, live: Any) -> str:
@@ -530,6 +570,30 @@ INCOMPLETE = (
     "clean bill: {labels}."
 )
 NO_APP = "No --app given and no tracking annotation found: shared-resource detection is off."
+NO_DRIFT_UNNAMED = "No drift: {matching} Git."
+MATCH_GIT = ("{count} resource matches", "{count} resources match")
+MORE_OBJECTS = ("{count} more object", "{count} more objects")
+OBJECTS_NAMED = "{first} and {more}"
+OBJECTS_NONE = "the given objects"
+
+
+def app_shown(app: str) -> str:
+    """An app as people write it: Argo CD tracks an app outside its control-plane namespace as ``namespace_name``
+    (tracking id, instance label), which its CLI and UI write ``namespace/name`` (a name holds no ``_``)."""
+    namespace, sep, name = app.partition("_")
+    return f"{namespace}/{name}" if sep and namespace and name else app
+
+
+def objects_named(labels: list[str]) -> str:
+    """What a report is about when no app is known: its objects by name (``Deployment shop/web``), the first two,
+    then how many more."""
+    if not labels:
+        return OBJECTS_NONE
+    if len(labels) <= 2:
+        return " and ".join(labels)
+    return OBJECTS_NAMED.format(first=", ".join(labels[:1]), more=plural(MORE_OBJECTS, len(labels) - 1))
+
+
 ALREADY_IGNORED = "Already covered by existing ignoreDifferences rules: {count}."
 NOT_SHOWN_NOTE = (
     "Argo CD's own diff does not show {count} of these {total} (each finding says why): they do not make the app "

@@ -81,6 +81,12 @@ SLACK_PREDICATES: dict[str, tuple[str, str]] = {  # cause -> (with the writer kn
     "unknown": ("differs, and the inputs do not show why", "differs, and the inputs do not show why"),
     "not-synced": ("has changed in Git and is not synced yet", "has changed in Git and is not synced yet"),
 }
+SLACK_PREDICATES_ADDED: dict[str, tuple[str, str]] = {  # the same, for a field Git does not set: it was added
+    "autoscaler": ("is added by {who}", "is added by an autoscaler"),
+    "operator": ("is added by {who}", "is added by a controller"),
+    "mutating-webhook": ("is added on admission by {who}", "is added on admission by a mutating webhook"),
+    "manual-edit": ("was added by hand with {who}", "was added by hand"),
+}
 SLACK_WHO_DETAIL = "({manager}, via the {subresource} subresource)"
 SLACK_WHO_MANAGER = "({manager})"
 SLACK_WHO_VIA = "(via the {subresource} subresource)"

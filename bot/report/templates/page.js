@@ -19,6 +19,16 @@
     button.classList.toggle("copied", ok);
     window.setTimeout(function () { button.textContent = label; button.classList.remove("copied"); }, 2500);
   }
+  // a rule wider than its box scrolls inside it: say so beside it, and again whenever the width changes
+  function markScrolling() {
+    document.querySelectorAll(".rule").forEach(function (box) {
+      var pre = box.querySelector("pre");
+      box.toggleAttribute("data-scrolls", !!pre && pre.scrollWidth > pre.clientWidth + 1);
+    });
+  }
+  markScrolling();
+  window.addEventListener("resize", markScrolling);
+  document.addEventListener("toggle", markScrolling, true);
   document.addEventListener("click", function (event) {
     var target = event.target;
     if (!(target instanceof Element)) { return; }

@@ -2,7 +2,8 @@
 
 What it guarantees beyond :mod:`bot.slack.render.blocks`: the diff is shown in a code block only when the
 whole of it fits; otherwise the message says so and the full text comes back for the caller to upload as a
-file, never a diff cut in the middle. Values are the Report's, so Secret values stay masked.
+file, never a diff cut in the middle. Values are the Report's, so Secret values stay masked; a long opaque value
+(a caBundle) is its length and hash, as everywhere else.
 """
 
 from __future__ import annotations
@@ -19,10 +20,23 @@ from bot.slack.render.escaping import code_block, cut_note, escape, fill
 from bot.slack.render.inputs import Alert
 from bot.slack.render.phrases import app_md, resource_name
 from bot.wording import slack as wording
-from bot.wording.report import plural
+from bot.wording.report import is_opaque, opaque_summary, plural
+
+
+def _summarised(value: Any) -> Any:
+    """``value`` with every long opaque string (a caBundle, a token) replaced by its length and hash, as the thread,
+    the text report and the page show it: a 1,564-character base64 line tells a person nothing."""
+    if is_opaque(value):
+        return f"[{opaque_summary(value)}]"
+    if isinstance(value, dict):
+        return {k: _summarised(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_summarised(v) for v in value]
+    return value
 
 
 def _diff_lines(value: Any) -> list[str]:
+    value = _summarised(value)
     if value is None:
         return []
     if isinstance(value, str):

@@ -17,7 +17,7 @@ from bot.model import Finding, Report
 from bot.slack.render.escaping import NAME_LIMIT, clip, code, escape, fill
 from bot.slack.render.inputs import Alert
 from bot.wording import slack as wording
-from bot.wording.report import CAUSE_TITLES, plural
+from bot.wording.report import cause_title, plural
 
 POINTER_LIMIT = 200
 NOTE_LIMIT = 500
@@ -71,7 +71,10 @@ def _who(f: Finding) -> str | None:
 
 def verdict(f: Finding) -> str:
     """One line: "`/spec/replicas` of Deployment `shop/web` is rewritten by HorizontalPodAutoscaler `shop/web` …"."""
-    with_who, without = wording.SLACK_PREDICATES.get(f.cause, wording.SLACK_PREDICATES["unknown"])
+    predicates = wording.SLACK_PREDICATES_ADDED if f.desired is None else {}
+    with_who, without = predicates.get(f.cause) or wording.SLACK_PREDICATES.get(
+        f.cause, wording.SLACK_PREDICATES["unknown"]
+    )
     who = _who(f)
     predicate = fill(with_who, who=who) if who is not None and "{who}" in with_who else escape(without)
     return fill(
@@ -81,7 +84,7 @@ def verdict(f: Finding) -> str:
 
 def verdict_plain(f: Finding) -> str:
     """The finding in plain text: pointer, resource and the cause's title."""
-    title = CAUSE_TITLES.get(f.cause, f.cause)
+    title = cause_title(f.cause, added=f.desired is None)
     return f"{clip(f.field_name, 80)} of {f.resource.kind} {clip(resource_name(f), 80)}: {title}"
 
 

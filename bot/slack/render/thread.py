@@ -30,10 +30,10 @@ from bot.slack.render.phrases import (
 from bot.slack.render.resources import resource_groups, resources_plain
 from bot.wording import slack as wording
 from bot.wording.report import (
-    CAUSE_TITLES,
     NO_NARROW_RULE,
     PASTE_FALLBACK_RULES,
     PASTE_RULES,
+    cause_title,
     is_text,
     plural,
     text_changes,
@@ -58,7 +58,7 @@ def _owner_line(f: Finding) -> str:
 
 def _evidence_section(f: Finding, number: int, total: int, note: str) -> JSONBlock:
     w = f.writer
-    title = CAUSE_TITLES.get(f.cause, f.cause)
+    title = cause_title(f.cause, added=f.desired is None)
     lines = [
         fill(wording.SLACK_FINDING_TITLE, number=str(number), total=str(total), verdict=verdict(f)),
         fill(wording.SLACK_CAUSE, cause=code(f.cause), title=escape(title), confidence=escape(f.confidence)),
