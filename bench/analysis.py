@@ -785,12 +785,15 @@ def _whole_process(texts: tuple[str, str, str], runs: int) -> tuple[int, float] 
         explain_cmd += ["--format", "json"]
         bare_cmd = [sys.executable, "-c", _BARE, *names]
         timed: dict[str, list[float]] = {"explain": [], "bare": []}
+        cpu: dict[str, list[float]] = {"explain": [], "bare": []}
         out = b""
         for _ in range(runs):
             for what, cmd in (("bare", bare_cmd), ("explain", explain_cmd)):
+                used = _children_cpu()
                 start = time.perf_counter()
                 done = subprocess.run(cmd, capture_output=True, check=False)
                 timed[what].append(time.perf_counter() - start)
+                cpu[what].append(_children_cpu() - used)
                 if done.returncode not in (0, 1):
                     print(f"whole process:   {what} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
                     return None
@@ -808,7 +811,20 @@ def _whole_process(texts: tuple[str, str, str], runs: int) -> tuple[int, float] 
         f"ratio:           whole process / bare json.load = {ratio:.2f}x (medians {median_ratio:.2f}x)   "
         f"goal <= {GOAL_PROCESS_RATIO:g}x: {ok} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
     )
+    cpu_ratio = statistics.median(cpu["explain"]) / statistics.median(cpu["bare"])
+    print(
+        f"cpu time:        whole process median {statistics.median(cpu['explain']):.3f} s, floor "
+        f"{statistics.median(cpu['bare']):.3f} s: {cpu_ratio:.2f}x (user + system: what a busy machine does not "
+        "inflate)"
+    )
     return len(json.loads(out)["findings"]), ratio
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

@@ -216,14 +216,20 @@ class Refusal:
 def refusal(obj: dict[str, Any]) -> Refusal | None:
     """Why Argo CD cannot round-trip ``obj`` through its Go type, or ``None`` when it can or when the kind has no Go
     type (custom resources are never round-tripped)."""
+    return round_trip(obj)[1]
+
+
+def round_trip(obj: dict[str, Any]) -> tuple[dict[str, Any], Refusal | None]:
+    """``(remarshal(obj), refusal(obj))`` from one walk of the object."""
     root = _root(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
     if root is None:
-        return None
+        return _known_type_fields(obj), None
     try:
-        _walk(obj, root, ())
+        out: dict[str, Any] = _walk(obj, root, ())
     except _NotDecodable as e:
-        return Refusal(join(e.args[0]), wording.NOT_DECODABLE[e.args[1]])
-    return None
+        return obj, Refusal(join(e.args[0]), wording.NOT_DECODABLE[e.args[1]])
+    out["apiVersion"], out["kind"] = obj["apiVersion"], obj["kind"]
+    return out, None
 
 
 def undeclared(api_version: str, kind: str, path: Sequence[Token]) -> tuple[int, str] | None:

@@ -22,7 +22,6 @@ A rule that hides an image, a command, args or a whole section carries a
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -224,16 +223,48 @@ def _sort_key(path: Path) -> tuple[tuple[int, int | str], ...]:
 
 
 def apply_rule(rule: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``obj`` without what the rule hides (deepest, highest indices first)."""
-    out = copy.deepcopy(obj)
+    """A copy of ``obj`` without what the rule hides (deepest, highest indices first).
+
+    Only the maps and lists on the way to a hidden value are copied; the rest is shared with ``obj`` (a whole copy
+    of a live object, managedFields and all, for every rule verified was most of the time of a large explain): the
+    copy is for reading."""
+    out = dict(obj)
+    copied = {id(out)}
     for p in sorted(set(rule_paths(rule, obj)), key=_sort_key, reverse=True):
-        parent = resolve(out, p[:-1])
+        parent: Any = out
+        for tok in p[:-1]:
+            parent = _copied_child(parent, tok, copied)
+            if parent is MISSING:
+                break
         last = p[-1]
         if isinstance(parent, dict) and isinstance(last, str):
             parent.pop(last, None)
         elif isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
             del parent[last]
     return out
+
+
+def _copied_child(parent: Any, tok: Token, copied: set[int]) -> Any:
+    """``resolve(parent, [tok])``, a copy of it in ``parent`` when it is a map or list not copied yet."""
+    if isinstance(parent, dict):
+        if tok not in parent:
+            return MISSING
+        key: Any = tok
+    elif isinstance(parent, list):
+        try:
+            key = int(tok)
+        except (TypeError, ValueError):
+            return MISSING
+        if not 0 <= key < len(parent):
+            return MISSING
+    else:
+        return MISSING
+    child = parent[key]
+    if isinstance(child, dict | list) and id(child) not in copied:
+        child = dict(child) if isinstance(child, dict) else list(child)
+        copied.add(id(child))
+        parent[key] = child
+    return child
 
 
 def _leaves(value: Any, path: Path) -> Iterator[Path]:

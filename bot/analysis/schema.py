@@ -32,15 +32,18 @@ class ListType:
     key_defaults: dict[str, Any] = field(default_factory=dict)
 
     def key_of(self, item: Any) -> tuple[Any, ...] | None:
-        """The merge key of an item (key defaults applied); ``None`` when it has none."""
+        """The merge key of an item (key defaults applied); ``None`` when it has none.
+
+        Two items have equal keys when their key fields are equal as JSON: a string stands for itself (most keys
+        are names), any other value for its JSON text in a tuple (``1``, ``1.0`` and ``true`` are three keys)."""
         if not isinstance(item, dict):
             return None
-        out = []
+        out: list[Any] = []
         for k in self.keys:
             v = item.get(k, self.key_defaults.get(k))
             if v is None:
                 return None
-            out.append(json.dumps(v, sort_keys=True))
+            out.append(v if type(v) is str else (json.dumps(v, sort_keys=True),))
         return tuple(out)
 
 
