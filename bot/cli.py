@@ -84,7 +84,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     with _inputs_spared() as inputs_read:
         desired = read_objects(args.desired, option="--desired")
-        live = read_objects(args.live, require_kind=False, option="--live")  # a pasted live object may start at metadata:
+        # a pasted live object may start at metadata:
+        live = read_objects(args.live, require_kind=False, option="--live")
         context = read_objects(args.context) if args.context else []
         again = read_objects(args.desired_again) if args.desired_again else None
         inputs_read()
