@@ -145,11 +145,11 @@ def explain(
         ref = ResourceRef(ref.group, ref.kind, live_ref.namespace, ref.name, live_ref.version or ref.version)
         report.resources_compared += 1
         deltas = diff_objects(dobj, lobj)
-        entries = entries_of(lobj)
-        if entries is None:
+        if not meta(lobj).get("managedFields"):  # entries_of's None, without reading the entries of every object
             report.notes.append(wording.NO_MANAGED_FIELDS.format(label=ref.label))
         if not deltas:
             continue
+        entries = entries_of(lobj)
         again = again_by_key.get(object_key(dobj))
         inputs = ObjectInputs(
             ref,

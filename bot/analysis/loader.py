@@ -16,15 +16,7 @@ import codecs
 import json
 from typing import Any
 
-import yaml
-
 from bot.errors import BadInput
-
-try:  # libyaml is an order of magnitude faster; the pure-Python loader is the fallback
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
-
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16: FF FE 00 00 starts with UTF-16-LE's FF FE
@@ -38,7 +30,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 def decode(data: bytes, source: str) -> str:
     """The text of a file: by its byte order mark, else UTF-16 when every other byte is NUL, else UTF-8."""
     encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
-    if encoding is None and len(data) >= 2 and len(data) % 2 == 0:
+    if encoding is None and len(data) >= 2 and len(data) % 2 == 0 and b"\0" in data:
         # YAML and JSON are ASCII at heart: UTF-16 without a mark shows as NUL in every other byte
         even, odd = data[0::2].count(0), data[1::2].count(0)
         if odd > len(data) // 4 and even * 8 < odd:
@@ -63,8 +55,11 @@ def _json_documents(text: str) -> list[Any] | None:
 
 
 def _yaml_documents(text: str, source: str) -> list[Any]:
+    import yaml  # only for YAML: JSON input (large apps, kubectl -o json) never pays its import
+
     docs: list[Any] = []
-    loader = _Loader(text)
+    # libyaml is an order of magnitude faster; the pure-Python loader is the fallback (how PyYAML was built)
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
         while loader.check_data():
             docs.append(loader.get_data())

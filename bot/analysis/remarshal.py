@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from bot.analysis.pointer import Token, join
+from bot.analysis.schema import data_file
 from bot.wording import report as wording
 
 _QTY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
@@ -37,7 +37,7 @@ _DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
 
 @cache
 def _data() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(resources.files("bot.analysis").joinpath("data/remarshal.json").read_text())
+    data: dict[str, Any] = json.loads(data_file("data/remarshal.json"))
     return data
 
 
