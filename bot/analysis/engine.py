@@ -136,16 +136,19 @@ def explain(
 
     for raw, lobj in pairs:
         dobj = _normalize_desired(raw)
-        ref = resource_ref(dobj)
         if lobj is None:
+            ref = resource_ref(dobj)
             report.not_compared.append(ref)
             report.notes.append(wording.NOT_LIVE.format(label=ref.label))
             continue
-        live_ref = resource_ref(lobj)
-        ref = ResourceRef(ref.group, ref.kind, live_ref.namespace, ref.name, live_ref.version or ref.version)
         report.resources_compared += 1
         deltas = diff_objects(dobj, lobj)
-        if not meta(lobj).get("managedFields"):  # entries_of's None, without reading the entries of every object
+        managed = bool(meta(lobj).get("managedFields"))  # entries_of's None, without reading every object's entries
+        if not deltas and managed:
+            continue  # in sync: nothing more is needed of it (most objects of a large app)
+        ref, live_ref = resource_ref(dobj), resource_ref(lobj)
+        ref = ResourceRef(ref.group, ref.kind, live_ref.namespace, ref.name, live_ref.version or ref.version)
+        if not managed:
             report.notes.append(wording.NO_MANAGED_FIELDS.format(label=ref.label))
         if not deltas:
             continue
