@@ -122,21 +122,23 @@ def group_findings(by_app: Mapping[str, Iterable[FleetFinding]], min_apps: int) 
     """Every group of the fleet's findings, fleet-wide ones (``>= min_apps`` apps) first, then most apps first."""
     # one dict lookup per finding (signature -> apps, (app, object) pairs, causes): grouping the whole index is
     # on the path of every /argo drift and fleet line
-    found: dict[tuple[str, str, str, str], tuple[set[str], list[tuple[str, str]], list[str]]] = {}
+    # Apps in order, so that each group's apps come sorted (a dict keeps them once, in that order) and its objects
+    # nearly so (sorting them is then a pass over runs already in order).
+    found: dict[tuple[str, str, str, str], tuple[dict[str, None], list[tuple[str, str]], list[str]]] = {}
     get = found.get
-    for app, records in by_app.items():
-        for group, kind, path, writer, cause, obj in records:
+    for app in sorted(by_app):
+        for group, kind, path, writer, cause, obj in by_app[app]:
             sig = (group, kind, path, writer)  # rec.signature, without the property's call
             acc = get(sig)
             if acc is None:
-                acc = found[sig] = (set(), [], [])
-            acc[0].add(app)
+                acc = found[sig] = ({}, [], [])
+            acc[0][app] = None
             acc[1].append((app, obj))
             acc[2].append(cause)
     out = []
     for key, (members, objects, causes) in found.items():
         cause = max(sorted(Counter(causes).items()), key=lambda kv: kv[1])[0]
-        out.append(FleetGroup(*key, cause=cause, apps=tuple(sorted(members)), objects=tuple(sorted(objects)),
+        out.append(FleetGroup(*key, cause=cause, apps=tuple(members), objects=tuple(sorted(objects)),
                               fleet_wide=len(members) >= min_apps))  # fmt: skip
     out.sort(key=lambda g: (not g.fleet_wide, -len(g.apps), g.signature))
     return out
