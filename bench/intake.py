@@ -141,11 +141,11 @@ def serve_floor(port: int, redis_url: str) -> None:
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    client = redis.asyncio.Redis.from_url(redis_url)
+    client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
 
     async def webhook(request: Request) -> JSONResponse:
         entry = await client.xadd("floor", {"job": await request.body()})
-        return JSONResponse({"status": "queued", "id": entry.decode()}, status_code=202)
+        return JSONResponse({"status": "queued", "id": entry}, status_code=202)
 
     app = Starlette(routes=[Route("/webhooks/argocd", webhook, methods=["POST"])])
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
