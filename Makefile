@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
+	@# the bytecode cache, as a wheel's install writes it: every start of argo-why (and of the bot in the tests)
+	@# would compile its modules again where PYTHONDONTWRITEBYTECODE is set
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m compileall -q bot handlers >/dev/null
 	@touch $@
 
 demo: $(STAMP)

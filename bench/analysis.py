@@ -25,6 +25,13 @@ best and median wall time of ``--repeat`` runs next to the goals (2,000 resource
 10x of the bare parse), and checks that the findings match the injected drifts cause by cause (exit
 status 1 when they do not; missed speed goals are only reported, machines differ).
 
+Last, the whole process, as a user runs it: the three texts written to files, ``argo-why explain --desired
+... --live ... --context ... --format json`` (interpreter start, imports, parse, analysis, the JSON report on
+stdout) against its floor, a process of the same interpreter doing a bare ``json.load`` of the same files;
+after one untimed run that writes the bytecode cache, ``--process-runs`` rounds, the two alternating so that
+both see the same load. It prints the best and median of each, the ratio of the bests (goal <= 2x) and of the
+medians, and the ratio of their CPU times (user + system), which a busy machine inflates less.
+
 Usage (from the project root)::
 
     .venv/bin/python bench/analysis.py                        # 2,000 resources, 5 % drift
@@ -40,6 +47,7 @@ import argparse
 import copy
 import gc
 import json
+import os
 import random
 import statistics
 import sys
@@ -55,6 +63,7 @@ APP = "commerce-platform"
 GOAL_SECONDS = 2.0
 GOAL_RESOURCES = 2000
 GOAL_RATIO = 10.0
+GOAL_PROCESS_RATIO = 2.0
 
 TEAMS = (
     "cart",
@@ -696,6 +705,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drift", type=float, default=0.05, help="share of drifted resources (default 0.05)")
     ap.add_argument("--seed", type=int, default=1, help="random seed of the generator (default 1)")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs of each measurement (default 5)")
+    ap.add_argument("--process-runs", type=int, default=5, help="runs of the whole process and its floor (0: none)")
     args = ap.parse_args(argv)
     if args.resources < 0 or not 0 <= args.drift <= 1 or args.repeat < 1:
         ap.error("--resources >= 0, 0 <= --drift <= 1 and --repeat >= 1")
@@ -747,7 +757,80 @@ def main(argv: list[str] | None = None) -> int:
         ratio = best / bare_best
         ok_ratio = "ok" if ratio <= GOAL_RATIO else "MISSED"
         print(f"ratio:           explain / json.loads = {ratio:.1f}x   goal <= {GOAL_RATIO:g}x: {ok_ratio}")
+    if args.process_runs:
+        whole = _whole_process((desired_json, live_json, context_json), args.process_runs)
+        if whole is None or whole[0] != len(findings):
+            print(f"whole process:   the JSON report has {whole and whole[0]} findings, not {len(findings)}")
+            return 1
     return 0 if verdict == "match" else 1
+
+
+_BARE = "import json, sys\nfor name in sys.argv[1:]:\n    with open(name, 'rb') as f:\n        json.load(f)\n"
+
+
+def _whole_process(texts: tuple[str, str, str], runs: int) -> tuple[int, float] | None:
+    """``argo-why explain`` as a process against a process doing a bare ``json.load`` of the same three files.
+
+    Returns the number of findings of the JSON report and the ratio of the best times, after printing both."""
+    import subprocess
+    import tempfile
+
+    script = Path(sys.executable).with_name("argo-why")
+    cli = [str(script)] if script.exists() else [sys.executable, "-m", "bot"]
+    with tempfile.TemporaryDirectory() as tmp:
+        names = []
+        for label, text in zip(("desired", "live", "context"), texts, strict=True):
+            names.append(str(Path(tmp) / f"{label}.json"))
+            Path(names[-1]).write_text(text)
+        explain_cmd = [*cli, "explain", "--desired", names[0], "--live", names[1], "--context", names[2]]
+        explain_cmd += ["--format", "json"]
+        bare_cmd = [sys.executable, "-c", _BARE, *names]
+        # One run first, untimed, that may write the bytecode cache (PYTHONDONTWRITEBYTECODE unset for it): as an
+        # installed wheel has it, and any Python writes it at the first start, instead of compiling every module of
+        # the bot at every start where the environment forbids the cache.
+        warm_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        subprocess.run(explain_cmd, capture_output=True, check=False, env=warm_env)
+        timed: dict[str, list[float]] = {"explain": [], "bare": []}
+        cpu: dict[str, list[float]] = {"explain": [], "bare": []}
+        out = b""
+        for _ in range(runs):
+            for what, cmd in (("bare", bare_cmd), ("explain", explain_cmd)):
+                used = _children_cpu()
+                start = time.perf_counter()
+                done = subprocess.run(cmd, capture_output=True, check=False)
+                timed[what].append(time.perf_counter() - start)
+                cpu[what].append(_children_cpu() - used)
+                if done.returncode not in (0, 1):
+                    print(f"whole process:   {what} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+                    return None
+                out = done.stdout if what == "explain" else out
+    bare, whole = timed["bare"], timed["explain"]
+    print(
+        f"whole process:   argo-why explain --format json: best {min(whole):.3f} s, median "
+        f"{statistics.median(whole):.3f} s; floor, a process doing a bare json.load of the same files: best "
+        f"{min(bare):.3f} s, median {statistics.median(bare):.3f} s ({runs} runs each, alternating)"
+    )
+    ratio = min(whole) / min(bare)
+    median_ratio = statistics.median(whole) / statistics.median(bare)
+    ok = "ok" if ratio <= GOAL_PROCESS_RATIO else "MISSED"
+    print(
+        f"ratio:           whole process / bare json.load = {ratio:.2f}x (medians {median_ratio:.2f}x)   "
+        f"goal <= {GOAL_PROCESS_RATIO:g}x: {ok} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+    )
+    cpu_ratio = statistics.median(cpu["explain"]) / statistics.median(cpu["bare"])
+    print(
+        f"cpu time:        whole process median {statistics.median(cpu['explain']):.3f} s, floor "
+        f"{statistics.median(cpu['bare']):.3f} s: {cpu_ratio:.2f}x (user + system: what a busy machine does not "
+        "inflate)"
+    )
+    return len(json.loads(out)["findings"]), ratio
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

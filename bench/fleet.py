@@ -5,10 +5,12 @@ HPA or an injecting webhook is, and the rest each app's own) into a real ``redis
 :class:`bot.store.RedisStore`, then prints:
 
 * the Redis memory the index takes (``used_memory`` before and after, and per finding);
-* the time to read the whole index back (``HGETALL``, parsing) and group it (:func:`group_findings`);
+* the time to read the whole index back (``HGETALL``, parsing) and group it (:func:`group_findings`), against its
+  floor in the same run: one ``HGETALL`` of the same hash with a plain client and ``json.loads`` of every value
+  (``--rounds`` of each, alternating; goal: the medians within 1.5x);
 * the time to render the first page of the ``/argo drift`` overview from the groups.
 
-Usage: ``.venv/bin/python bench/fleet.py [--apps 5000] [--findings 20000]``
+Usage: ``.venv/bin/python bench/fleet.py [--apps 5000] [--findings 20000] [--rounds 7]``
 (``redis-server`` must be installed; ``make test`` installs it.)
 """
 
@@ -16,9 +18,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
+import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -62,7 +67,7 @@ def fleet(apps: int, findings: int, seed: int = 7) -> dict[str, list[FleetFindin
     return out
 
 
-async def run(apps: int, findings: int, url: str) -> None:
+async def run(apps: int, findings: int, url: str, rounds: int) -> None:
     data = fleet(apps, findings)
     raw = redis.asyncio.Redis.from_url(url)
     before = int((await raw.info("memory"))["used_memory"])
@@ -74,8 +79,18 @@ async def run(apps: int, findings: int, url: str) -> None:
                                               thread_ts="1700000000.000100"))  # fmt: skip
     written = time.perf_counter() - t0
     after = int((await raw.info("memory"))["used_memory"])
-    timings, reads = [], []
-    for _ in range(5):
+    timings, reads, floors = [], [], []
+    hash_key = store.fleet._hash  # the index's one hash
+    for _ in range(rounds):  # the read and its floor alternate, so that both see the machine's load alike
+        # each after a full collection (as bench/analysis.py times): what one read costs, not when the collector
+        # gets to the previous rounds' garbage
+        gc.collect()
+        t0 = time.perf_counter()
+        values = [json.loads(v) for v in (await raw.hgetall(hash_key)).values()]
+        floors.append(time.perf_counter() - t0)
+        assert len(values) == len(data)
+        del values
+        gc.collect()
         t0 = time.perf_counter()
         entries = await store.fleet.entries(time.time())
         reads.append(time.perf_counter() - t0)
@@ -95,11 +110,19 @@ async def run(apps: int, findings: int, url: str) -> None:
     print(f"fleet index: {len(entries)} apps, {total} findings written in {written:.2f} s (one script call each)")
     print(f"redis memory of the index: {(after - before) / 2**20:.1f} MiB ({(after - before) / total:.0f} bytes "
           f"per finding)")  # fmt: skip
+    med = statistics.median
     print(
-        f"read back + group: median {sorted(timings)[2] * 1000:.0f} ms (reading the index "
-        f"{sorted(reads)[2] * 1000:.0f} ms, grouping alone {pure * 1000:.0f} ms); "
+        f"read back + group: median {med(timings) * 1000:.0f} ms (reading the index "
+        f"{med(reads) * 1000:.0f} ms, grouping alone {pure * 1000:.0f} ms); "
         f"{len(groups)} groups, {len(fleet_wide)} fleet-wide, largest {len(groups[0].apps)} apps "
         f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+    )
+    ratios = ", ".join(f"{t / f:.2f}x" for t, f in zip(timings, floors, strict=True))
+    ratio = med(timings) / med(floors)
+    print(
+        f"floor, one HGETALL of the same hash and json.loads of every value: median {med(floors) * 1000:.0f} ms; "
+        f"read back + group / floor = {ratio:.2f}x (medians; per round {ratios})   goal <= 1.5x: "
+        f"{'ok' if ratio <= 1.5 else 'MISSED'}"
     )
     print(f"/argo drift overview, first page, rendered from those groups: median {sorted(renders)[2] * 1000:.1f} ms")
     await store.close()
@@ -118,6 +141,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--apps", type=int, default=5000)
     parser.add_argument("--findings", type=int, default=20000)
+    parser.add_argument("--rounds", type=int, default=7, help="reads of the index and of its floor, alternating")
     args = parser.parse_args()
     binary = shutil.which("redis-server")
     if binary is None:
@@ -137,7 +161,7 @@ def main() -> None:
                     if time.monotonic() > deadline:
                         raise
                     time.sleep(0.05)
-            asyncio.run(run(args.apps, args.findings, url))
+            asyncio.run(run(args.apps, args.findings, url, args.rounds))
         finally:
             server.terminate()
             server.wait()

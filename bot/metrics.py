@@ -7,6 +7,7 @@ queue at scrape time by the app (``Metrics.set_queue``), not kept in memory.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -37,6 +38,14 @@ class Metrics:
         self.queue_depth = Gauge("argo_why_queue_depth", "Entries in the work stream", registry=r)
         self.queue_pending = Gauge("argo_why_queue_pending", "Delivered, not yet acknowledged", registry=r)
         self.dead_letters = Counter("argo_why_dead_letters_total", "Jobs given up after retries", registry=r)
+        self._webhook_outcomes: dict[str, Any] = {}
+
+    def webhook(self, outcome: str) -> None:
+        """Count one webhook by outcome (the labelled counter kept: finding it costs more than the increment)."""
+        child = self._webhook_outcomes.get(outcome)
+        if child is None:
+            child = self._webhook_outcomes[outcome] = self.webhooks.labels(outcome=outcome)
+        child.inc()
 
     def set_queue(self, depth: int, pending: int) -> None:
         self.queue_depth.set(depth)

@@ -17,14 +17,37 @@ and tests/test_exported_members.py pins it.
   (API group, kind, namespace, name).
 """
 
-from bot.analysis.blame import blame_many
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
 from bot.analysis.canonical import deep_equal
 from bot.analysis.diff import diff_objects
 from bot.analysis.engine import ObjKey, explain, object_key, ref_key, resource_ref
 from bot.analysis.loader import MAX_INPUT_BYTES, load_documents
 from bot.analysis.pairing import looks_swapped
 from bot.analysis.pointer import covers
-from bot.analysis.sidebyside import Cell, Owner, Row, SideBySide, side_by_side
+
+if _TYPE_CHECKING:
+    from bot.analysis.blame import blame_many
+    from bot.analysis.sidebyside import Cell, Owner, Row, SideBySide, side_by_side
+
+_LAZY = {
+    "blame_many": "bot.analysis.blame",
+    **dict.fromkeys(("Cell", "Owner", "Row", "SideBySide", "side_by_side"), "bot.analysis.sidebyside"),
+}
+"""Exported names imported when first used: ``argo-why explain`` needs neither blame's printer nor the page's
+side-by-side, and importing them was a tenth of its start."""
+
+
+def __getattr__(name: str) -> _Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MAX_INPUT_BYTES",

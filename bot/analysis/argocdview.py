@@ -32,7 +32,7 @@ from bot.analysis.context import annotations_of
 from bot.analysis.defaulting import scheme_default
 from bot.analysis.diff import diff_objects
 from bot.analysis.pointer import MISSING, Token, covers, join, readable
-from bot.analysis.remarshal import Refusal, known, refusal, remarshal
+from bot.analysis.remarshal import Refusal, known, remarshal, round_trip
 from bot.analysis.schema import group_of
 from bot.wording import report as wording
 
@@ -174,8 +174,9 @@ def view(
     answer = frozenset(reported) if reported is not None else None
     if mode == "server-side":
         return ArgoView(mode, kind, None, reported=answer)
-    shown, defaulted, trimmed = _legacy(remarshal(desired), remarshal(live))
-    why = refusal(desired) or refusal(live)
+    (config, why_desired), (trip_live, why_live) = round_trip(desired), round_trip(live)
+    shown, defaulted, trimmed = _legacy(config, trip_live)
+    why = why_desired or why_live
     if why is None:
         return ArgoView(mode, kind, shown, defaulted, trimmed, reported=answer)
     fixed, _, _ = _legacy(remarshal(desired, strict=False), remarshal(live, strict=False))

@@ -17,8 +17,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import yaml
-
 from bot.analysis.schema import group_of
 from bot.model import ObjectRef
 
@@ -345,6 +343,8 @@ class ContextIndex:
             if not key.startswith(prefix) or not isinstance(text, str):
                 continue
             gk = key[len(prefix) :]
+            import yaml  # rarely needed: not imported by every explain
+
             try:
                 body = yaml.safe_load(text) or {}
             except yaml.YAMLError:

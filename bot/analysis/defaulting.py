@@ -29,13 +29,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from bot.analysis.canonical import deep_equal
 from bot.analysis.pointer import Token, escape
 from bot.analysis.remarshal import undeclared
-from bot.analysis.schema import is_known
+from bot.analysis.schema import data_file, is_known
 
 _LITERAL = re.compile(r"^[A-Za-z0-9_./%:-]*$")
 """A table value meant literally; anything else (``<allocated>``, ``=metadata.name``, prose) stands for 'any'."""
@@ -67,7 +66,7 @@ class _Rule:
 
 
 def _load(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(resources.files("bot.analysis").joinpath(f"data/{name}").read_text())
+    data: dict[str, Any] = json.loads(data_file(f"data/{name}"))
     return data
 
 

@@ -28,6 +28,8 @@ from bot.analysis.pointer import MISSING, Path, join
 
 _METADATA_COMPARED = ("labels", "annotations")
 _TOP_LEVEL_SKIPPED = frozenset({"apiVersion", "kind", "metadata", "status"})
+_SCALARS = frozenset({str, int, float, bool})
+_ABSENT = object()  # not MISSING: a live object may hold anything, this it cannot
 
 
 @dataclass(frozen=True)
@@ -58,10 +60,15 @@ class _Differ:
             for key, dv in d.items():
                 if dv is None:
                     continue  # null in a manifest leaves the field unset
-                if key not in live:
+                lv = live.get(key, _ABSENT)
+                if lv is _ABSENT:
                     self.add(path + (key,), dpath + (key,), dv, MISSING)
+                elif type(dv) is type(lv) and type(dv) in _SCALARS:
+                    # most fields are equal leaves of one type: deep_equal is == for them (no bool/int mix-up)
+                    if dv != lv:
+                        self.add(path + (key,), dpath + (key,), dv, lv)
                 else:
-                    self.merge(dv, live[key], path + (key,), dpath + (key,))
+                    self.merge(dv, lv, path + (key,), dpath + (key,))
         elif isinstance(d, list) and isinstance(live, list):
             lt = schema.list_type(self.group, self.kind, schema.schema_path(path + (0,))[:-2])
             if lt.kind == "map":

@@ -190,28 +190,32 @@ def explain(
 
     for raw, lobj in pairs:
         dobj = _normalize_desired(raw)
-        ref = resource_ref(dobj)
         # hooks, `hook: Skip` and excluded kinds: Argo CD gives them no sync status, so neither do we
         skip = skip_reason(raw, lobj) or ("excluded" if excluded(raw, index.argocd_cm, server) else None)
         if skip is not None:
-            report.skipped.append(Skipped(ref, skip))
+            report.skipped.append(Skipped(resource_ref(dobj), skip))
             continue
         if lobj is None:
+            ref = resource_ref(dobj)
             report.not_compared.append(ref)
             report.notes.append(wording.NOT_LIVE.format(label=ref.label))
             continue
-        live_ref = resource_ref(lobj)
-        ref = ResourceRef(ref.group, ref.kind, live_ref.namespace, ref.name, live_ref.version or ref.version)
         report.resources_compared += 1
         deltas = diff_objects(dobj, lobj)
-        entries = entries_of(lobj)
-        if (problem := unreadable(lobj)) is not None:
+        managed = bool(meta(lobj).get("managedFields"))  # entries_of's None, without reading every object's entries
+        problem = unreadable(lobj) if managed else None
+        if not deltas and managed and problem is None:
+            continue  # in sync: nothing more is needed of it (most objects of a large app)
+        ref, live_ref = resource_ref(dobj), resource_ref(lobj)
+        ref = ResourceRef(ref.group, ref.kind, live_ref.namespace, ref.name, live_ref.version or ref.version)
+        if problem is not None:
             what = wording.MANAGED_FIELDS_PROBLEMS[problem[0]].format(n=problem[1])
             report.notes.append(wording.MANAGED_FIELDS_UNREADABLE.format(label=ref.label, problem=what))
-        elif entries is None:
+        elif not managed:
             report.notes.append(wording.NO_MANAGED_FIELDS.format(label=ref.label))
         if not deltas:
             continue
+        entries = entries_of(lobj)
         again = again_by_key.get(object_key(dobj))
         inputs = ObjectInputs(
             ref,

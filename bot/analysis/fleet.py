@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -120,19 +120,25 @@ class FleetGroup:
 
 def group_findings(by_app: Mapping[str, Iterable[FleetFinding]], min_apps: int) -> list[FleetGroup]:
     """Every group of the fleet's findings, fleet-wide ones (``>= min_apps`` apps) first, then most apps first."""
-    apps: dict[tuple[str, str, str, str], set[str]] = defaultdict(set)
-    objects: dict[tuple[str, str, str, str], list[tuple[str, str]]] = defaultdict(list)
-    causes: dict[tuple[str, str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for app, records in by_app.items():
-        for rec in records:
-            sig = rec.signature
-            apps[sig].add(app)
-            objects[sig].append((app, rec.object))
-            causes[sig][rec.cause] += 1
+    # one dict lookup per finding (signature -> apps, (app, object) pairs, causes): grouping the whole index is
+    # on the path of every /argo drift and fleet line
+    # Apps in order, so that each group's apps come sorted (a dict keeps them once, in that order) and its objects
+    # nearly so (sorting them is then a pass over runs already in order).
+    found: dict[tuple[str, str, str, str], tuple[dict[str, None], list[tuple[str, str]], list[str]]] = {}
+    get = found.get
+    for app in sorted(by_app):
+        for group, kind, path, writer, cause, obj in by_app[app]:
+            sig = (group, kind, path, writer)  # rec.signature, without the property's call
+            acc = get(sig)
+            if acc is None:
+                acc = found[sig] = ({}, [], [])
+            acc[0][app] = None
+            acc[1].append((app, obj))
+            acc[2].append(cause)
     out = []
-    for sig, members in apps.items():
-        cause = max(sorted(causes[sig].items()), key=lambda kv: kv[1])[0]
-        out.append(FleetGroup(*sig, cause=cause, apps=tuple(sorted(members)), objects=tuple(sorted(objects[sig])),
+    for key, (members, objects, causes) in found.items():
+        cause = max(sorted(Counter(causes).items()), key=lambda kv: kv[1])[0]
+        out.append(FleetGroup(*key, cause=cause, apps=tuple(members), objects=tuple(sorted(objects)),
                               fleet_wide=len(members) >= min_apps))  # fmt: skip
     out.sort(key=lambda g: (not g.fleet_wide, -len(g.apps), g.signature))
     return out

@@ -20,18 +20,12 @@ unrendered template.
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 from typing import Any
 
-import yaml
-
 from bot.errors import BadInput
 from bot.wording import report as wording
-
-try:  # libyaml is an order of magnitude faster; the pure-Python loader is the fallback
-    _Base: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Base = yaml.SafeLoader
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 """The largest input read (per file, or standard input): far above a whole cluster's export of the kinds argo-why
@@ -40,26 +34,35 @@ reads, far below what would exhaust the memory of a laptop or the bot's containe
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class _DuplicateKey(yaml.YAMLError):
+class _DuplicateKey(Exception):
     def __init__(self, key: str, line: int, first: int) -> None:
         super().__init__(key)
         self.key, self.line, self.first = key, line, first
 
 
-class _Loader(_Base):  # type: ignore[misc]  # libyaml's loader has no type hints
-    """The safe loader, refusing a mapping that holds the same key twice (YAML would keep the last value)."""
+@functools.cache
+def _loader_class() -> Any:
+    """The safe loader (libyaml's when PyYAML was built with it: an order of magnitude faster), refusing a mapping
+    that holds the same key twice (YAML would keep the last value). Built on first use: JSON input (large apps,
+    ``kubectl -o json``) never pays yaml's import."""
+    import yaml
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[tuple[str, str], int] = {}
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _MERGE_TAG:  # `<<` merges, may repeat
-                ident = (key_node.tag, key_node.value)
-                line = key_node.start_mark.line + 1
-                if ident in seen:
-                    raise _DuplicateKey(key_node.value, line, seen[ident])
-                seen[ident] = line
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
-        return mapping
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class _Loader(base):  # type: ignore[misc,valid-type]  # libyaml's loader has no type hints
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+            seen: dict[tuple[str, str], int] = {}
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _MERGE_TAG:  # `<<` merges, may repeat
+                    ident = (key_node.tag, key_node.value)
+                    line = key_node.start_mark.line + 1
+                    if ident in seen:
+                        raise _DuplicateKey(key_node.value, line, seen[ident])
+                    seen[ident] = line
+            mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+            return mapping
+
+    return _Loader
 
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -74,7 +77,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 def decode(data: bytes, source: str) -> str:
     """The text of a file: by its byte order mark, else UTF-16 when every other byte is NUL, else UTF-8."""
     encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
-    if encoding is None and len(data) >= 2 and len(data) % 2 == 0:
+    if encoding is None and len(data) >= 2 and len(data) % 2 == 0 and b"\0" in data:
         # YAML and JSON are ASCII at heart: UTF-16 without a mark shows as NUL in every other byte
         even, odd = data[0::2].count(0), data[1::2].count(0)
         if odd > len(data) // 4 and even * 8 < odd:
@@ -122,7 +125,9 @@ def _yaml_documents(text: str, source: str, starts: list[int] | None = None) -> 
     """The documents of ``text``; ``starts`` (when given) gets the 0-based line each document's content starts on."""
     docs: list[Any] = []
     aliased = "&" in text and "*" in text  # no anchor, no alias: nothing to expand
-    loader = _Loader(text)
+    import yaml  # only for YAML: JSON input never pays its import
+
+    loader = _loader_class()(text)
     try:
         while loader.check_node():
             node = loader.get_node()

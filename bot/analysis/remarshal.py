@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from bot.analysis.pointer import Token, join
+from bot.analysis.schema import data_file
 from bot.wording import report as wording
 
 _QTY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
@@ -37,7 +37,7 @@ _DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
 
 @cache
 def _data() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(resources.files("bot.analysis").joinpath("data/remarshal.json").read_text())
+    data: dict[str, Any] = json.loads(data_file("data/remarshal.json"))
     return data
 
 
@@ -216,14 +216,20 @@ class Refusal:
 def refusal(obj: dict[str, Any]) -> Refusal | None:
     """Why Argo CD cannot round-trip ``obj`` through its Go type, or ``None`` when it can or when the kind has no Go
     type (custom resources are never round-tripped)."""
+    return round_trip(obj)[1]
+
+
+def round_trip(obj: dict[str, Any]) -> tuple[dict[str, Any], Refusal | None]:
+    """``(remarshal(obj), refusal(obj))`` from one walk of the object."""
     root = _root(str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
     if root is None:
-        return None
+        return _known_type_fields(obj), None
     try:
-        _walk(obj, root, ())
+        out: dict[str, Any] = _walk(obj, root, ())
     except _NotDecodable as e:
-        return Refusal(join(e.args[0]), wording.NOT_DECODABLE[e.args[1]])
-    return None
+        return obj, Refusal(join(e.args[0]), wording.NOT_DECODABLE[e.args[1]])
+    out["apiVersion"], out["kind"] = obj["apiVersion"], obj["kind"]
+    return out, None
 
 
 def undeclared(api_version: str, kind: str, path: Sequence[Token]) -> tuple[int, str] | None:

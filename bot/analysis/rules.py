@@ -22,7 +22,6 @@ A rule that hides an image, a command, args or a whole section carries a
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -225,17 +224,49 @@ def _sort_key(path: Path) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, t) if isinstance(t, int) else (1, t) for t in path)
 
 
-def apply_rule(rule: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``obj`` without what the rule hides (deepest, highest indices first)."""
-    out = copy.deepcopy(obj)
-    for p in sorted(set(rule_paths(rule, obj)), key=_sort_key, reverse=True):
-        parent = resolve(out, p[:-1])
+def apply_rule(rule: dict[str, Any], obj: dict[str, Any], paths: Sequence[Path] | None = None) -> dict[str, Any]:
+    """A copy of ``obj`` without what the rule hides (deepest, highest indices first).
+
+    Only the maps and lists on the way to a hidden value are copied; the rest is shared with ``obj`` (a whole copy
+    of a live object, managedFields and all, for every rule verified was most of the time of a large explain): the
+    copy is for reading. ``paths``: ``rule_paths(rule, obj)`` when the caller has it."""
+    out = dict(obj)
+    copied = {id(out)}
+    for p in sorted(set(rule_paths(rule, obj) if paths is None else paths), key=_sort_key, reverse=True):
+        parent: Any = out
+        for tok in p[:-1]:
+            parent = _copied_child(parent, tok, copied)
+            if parent is MISSING:
+                break
         last = p[-1]
         if isinstance(parent, dict) and isinstance(last, str):
             parent.pop(last, None)
         elif isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
             del parent[last]
     return out
+
+
+def _copied_child(parent: Any, tok: Token, copied: set[int]) -> Any:
+    """``resolve(parent, [tok])``, a copy of it in ``parent`` when it is a map or list not copied yet."""
+    if isinstance(parent, dict):
+        if tok not in parent:
+            return MISSING
+        key: Any = tok
+    elif isinstance(parent, list):
+        try:
+            key = int(tok)
+        except (TypeError, ValueError):
+            return MISSING
+        if not 0 <= key < len(parent):
+            return MISSING
+    else:
+        return MISSING
+    child = parent[key]
+    if isinstance(child, dict | list) and id(child) not in copied:
+        child = dict(child) if isinstance(child, dict) else list(child)
+        copied.add(id(child))
+        parent[key] = child
+    return child
 
 
 def _leaves(value: Any, path: Path) -> Iterator[Path]:
@@ -250,9 +281,10 @@ def _leaves(value: Any, path: Path) -> Iterator[Path]:
         yield path
 
 
-def _spares_git(rule: dict[str, Any], desired: dict[str, Any], differing: Sequence[Path]) -> bool:
-    """Every value Git sets that the rule hides differs live: nothing Git manages and agrees on goes unseen."""
-    for hidden in rule_paths(rule, desired):
+def _spares_git(desired: dict[str, Any], differing: Sequence[Path], hidden_paths: Sequence[Path]) -> bool:
+    """Every value Git sets that the rule hides (``hidden_paths``: its paths in ``desired``) differs live: nothing Git
+    manages and agrees on goes unseen."""
+    for hidden in hidden_paths:
         for leaf in _leaves(resolve(desired, hidden), hidden):
             if not any(leaf[: len(d)] == d for d in differing):
                 return False
@@ -267,17 +299,27 @@ def _signature(d: Delta) -> tuple[Any, ...]:
 
 
 def verify(
-    rule: dict[str, Any], delta: Delta, desired: dict[str, Any], live: dict[str, Any], hides: list[str]
+    rule: dict[str, Any],
+    delta: Delta,
+    desired: dict[str, Any],
+    live: dict[str, Any],
+    hides: list[str],
+    *,
+    live_paths: list[Path] | None = None,
 ) -> list[str] | None:
     """``hides`` completed when the rule removes this finding and only differences inside what it hides, spares
     every value Git sets that agrees with live, and creates no difference of its own (hiding a live item Git renders
     would); ``None`` when it does not. Differences are matched by :func:`_signature`, since hiding a list item shifts
-    the indices of the items after it. An item only Git has is hidden in Git's object: its pointer joins ``hides``."""
+    the indices of the items after it. An item only Git has is hidden in Git's object: its pointer joins ``hides``.
+    ``live_paths``: ``rule_paths(rule, live)`` when the caller has it (each jq evaluation serializes the object)."""
     try:
         before = diff_objects(desired, live)
         hidden_desired = rule_paths(rule, desired)
-        after = Counter(_signature(d) for d in diff_objects(apply_rule(rule, desired), apply_rule(rule, live)))
-        if not _spares_git(rule, desired, [d.desired_path for d in before]):
+        if live_paths is None:
+            live_paths = rule_paths(rule, live)
+        applied = apply_rule(rule, desired, hidden_desired), apply_rule(rule, live, live_paths)
+        after = Counter(_signature(d) for d in diff_objects(*applied))
+        if not _spares_git(desired, [d.desired_path for d in before], hidden_desired):
             return None
     except ValueError:
         return None
@@ -396,10 +438,11 @@ def _propose(
         tried.add(repr(paths))
         rule = {**scope, **paths}
         try:
-            hides = sorted({join(p) for p in rule_paths(rule, live)})
+            live_paths = rule_paths(rule, live)
         except ValueError:
             continue
-        verified = verify(rule, delta, desired, live, hides)
+        hides = sorted({join(p) for p in live_paths})
+        verified = verify(rule, delta, desired, live, hides, live_paths=live_paths)
         if verified:
             fix.rule, fix.hides, fix.verified, fix.fallback = rule, verified, True, fallback
             fix.sync_options = list(sync_options)

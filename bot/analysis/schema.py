@@ -16,10 +16,10 @@ Guarantees: lookups are pure and cached; an unknown kind or path answers
 from __future__ import annotations
 
 import json
+import pkgutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from bot.analysis.pointer import Token
@@ -32,15 +32,20 @@ class ListType:
     key_defaults: dict[str, Any] = field(default_factory=dict)
 
     def key_of(self, item: Any) -> tuple[Any, ...] | None:
-        """The merge key of an item (key defaults applied); ``None`` when it has none."""
+        """The merge key of an item (key defaults applied); ``None`` when it has none.
+
+        Two items have equal keys when their key fields are equal as JSON: a string stands for itself (most keys
+        are names), an integer in a tuple, any other value for its JSON text in a tuple (``1``, ``1.0`` and ``true`` are
+        three keys)."""
         if not isinstance(item, dict):
             return None
-        out = []
+        out: list[Any] = []
         for k in self.keys:
-            v = item.get(k, self.key_defaults.get(k))
+            v = item[k] if k in item else self.key_defaults.get(k)
             if v is None:
                 return None
-            out.append(json.dumps(v, sort_keys=True))
+            kind = type(v)
+            out.append(v if kind is str else (v,) if kind is int else (json.dumps(v, sort_keys=True),))
         return tuple(out)
 
 
@@ -66,7 +71,7 @@ _EXTRA_KINDS = {
 
 @cache
 def _mergekeys() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(resources.files("bot.analysis").joinpath("data/mergekeys.json").read_text())
+    data: dict[str, Any] = json.loads(data_file("data/mergekeys.json"))
     kinds = dict(data["kinds"])
     kinds.update(_EXTRA_KINDS)
     data["kinds"] = kinds
@@ -75,7 +80,7 @@ def _mergekeys() -> dict[str, Any]:
 
 @cache
 def _defaults() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(resources.files("bot.analysis").joinpath("data/defaults.json").read_text())
+    data: dict[str, Any] = json.loads(data_file("data/defaults.json"))
     return data
 
 
@@ -138,3 +143,11 @@ def known_defaults(kind: str, pointer: str) -> list[tuple[str, Any, str]]:
         if len(pattern) >= len(probe) and all(p in ("*", t) for p, t in zip(pattern, probe, strict=False)):
             hits.append(("/" + "/".join(pattern), value, mechanism))
     return hits
+
+
+def data_file(name: str) -> bytes:
+    """A file of ``bot/analysis/data/`` (pkgutil, as importlib.resources would, without its 10 ms of imports at
+    every start of the CLI)."""
+    data = pkgutil.get_data("bot.analysis", name)
+    assert data is not None  # the package's own loader always reads its files
+    return data

@@ -25,8 +25,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import yaml
-
 from bot.analysis import schema
 from bot.analysis.managedfields import Entry, entries_of, owners
 from bot.analysis.pointer import MISSING, Path, join
@@ -94,6 +92,8 @@ def scalar_text(value: Any) -> str:
         return "null"
     if isinstance(value, bool | int | float) or value in ({}, []):
         return json.dumps(value)
+    import yaml  # the page's values only: not imported by every explain
+
     text = yaml.safe_dump(value, default_flow_style=True, width=2**31, allow_unicode=True)
     text = text.removesuffix("\n").removesuffix("\n...").strip()
     # a string YAML must quote is written "…" (also valid YAML), as every sentence and advice writes it: one

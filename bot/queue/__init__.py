@@ -49,11 +49,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.queue.base import DEAD_MAXLEN, RELEASED_IDLE_MS, Entry, WorkQueue
+from bot.queue.base import DEAD_MAXLEN, RELEASED_IDLE_MS, Entry, JobJSON, WorkQueue
 from bot.queue.in_memory import MemoryQueue
 from bot.queue.on_redis import RedisQueue
 
-__all__ = ["DEAD_MAXLEN", "RELEASED_IDLE_MS", "Entry", "MemoryQueue", "RedisQueue", "WorkQueue"]
+__all__ = ["DEAD_MAXLEN", "RELEASED_IDLE_MS", "Entry", "JobJSON", "MemoryQueue", "RedisQueue", "WorkQueue"]
 
 if TYPE_CHECKING:
     # mypy proves here that both implementations satisfy the protocol.

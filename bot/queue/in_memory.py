@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.queue.base import DEAD_MAXLEN, RELEASED_IDLE_MS, Entry
+from bot.queue.base import DEAD_MAXLEN, RELEASED_IDLE_MS, Entry, JobJSON, job_text
 
 
 @dataclass
@@ -54,8 +54,8 @@ class MemoryQueue:
     async def ensure(self) -> None:
         return None
 
-    async def enqueue(self, job: dict[str, Any]) -> str:
-        value = json.dumps(job)
+    async def enqueue(self, job: dict[str, Any] | JobJSON) -> str:
+        value = job_text(job)
         ms = int(self._clock() * 1000)
         # Like Redis: ids grow strictly even when the clock stands still or steps back.
         self._last = (ms, 0) if ms > self._last[0] else (self._last[0], self._last[1] + 1)
@@ -73,7 +73,7 @@ class MemoryQueue:
                 f.set_result(None)
         return entry_id
 
-    async def enqueue_once(self, mark: str, ttl_s: int, job: dict[str, Any]) -> str | None:
+    async def enqueue_once(self, mark: str, ttl_s: int, job: dict[str, Any] | JobJSON) -> str | None:
         now = self._clock()
         if self._marks.get(mark, 0.0) > now:
             return None

@@ -14,7 +14,7 @@ import redis.asyncio
 import redis.exceptions
 from redis.typing import EncodableT, FieldT
 
-from bot.queue.base import DEAD_MAXLEN, RELEASED_IDLE_MS, Entry
+from bot.queue.base import DEAD_MAXLEN, RELEASED_IDLE_MS, Entry, JobJSON, job_text
 from bot.store import RedisGuard, connect, json_object, text
 
 log = logging.getLogger("bot.queue")
@@ -96,8 +96,8 @@ class RedisQueue:
             entry_id = await self._r.xadd(self.stream, {"job": value}, maxlen=self.maxlen, approximate=True)
         return text(entry_id)
 
-    async def enqueue_once(self, mark: str, ttl_s: int, job: dict[str, Any]) -> str | None:
-        value = json.dumps(job)
+    async def enqueue_once(self, mark: str, ttl_s: int, job: dict[str, Any] | JobJSON) -> str | None:
+        value = job_text(job)
         with self._guard("enqueue_once"):
             entry_id = await self._enqueue_once(keys=[f"{self.stream}:seen:{mark}", self.stream],
                                                 args=[ttl_s, self.maxlen, value])  # fmt: skip

@@ -95,7 +95,7 @@ class FleetEntry:
                            "ch": self.channel, "ts": self.thread_ts}, separators=(",", ":"))  # fmt: skip
 
     @classmethod
-    def from_json(cls, raw: str | bytes | None, interned: dict[tuple[str, ...], FleetFinding] | None = None
+    def from_json(cls, raw: str | bytes | None, interned: dict[FleetFinding, FleetFinding] | None = None
                   ) -> FleetEntry | None:  # fmt: skip
         """The entry, or ``None`` when unreadable; ``interned`` shares equal findings between entries (most of a
         fleet's findings are the same few signatures on objects of the same names)."""
@@ -105,21 +105,23 @@ class FleetEntry:
         cache = interned if interned is not None else {}
         found: list[FleetFinding] = []
         for r in data["f"]:
-            if not isinstance(r, list):
+            # FleetFinding.from_list, inlined: the index is read by the thousand findings, a call each was most of it
+            if type(r) is not list or len(r) != 6:
                 continue
-            key = tuple(r)
-            rec = cache.get(key)
-            if rec is None:
-                rec = FleetFinding.from_list(r)
-                if rec is None:
-                    continue
-                cache[key] = rec
-            found.append(rec)
+            g, k, p, w, c, o = r
+            if type(g) is str and type(k) is str and type(p) is str and type(w) is str and type(c) is str \
+                    and type(o) is str:  # fmt: skip
+                rec = _finding(r)
+                found.append(cache.setdefault(rec, rec))  # a FleetFinding is the tuple it is equal to: its own key
         try:
             return cls(findings=tuple(found), at=float(data.get("at") or 0), since=float(data.get("since") or 0),
                        channel=str(data.get("ch") or ""), thread_ts=str(data.get("ts") or ""))  # fmt: skip
         except (TypeError, ValueError):
             return None
+
+
+def _finding(raw: list[str]) -> FleetFinding:
+    return tuple.__new__(FleetFinding, raw)  # what FleetFinding._make does, without its call
 
 
 def _text(value: bytes | str) -> str:
@@ -136,7 +138,7 @@ def _json_object(raw: str | bytes | None) -> dict[str, Any] | None:
 
 def _fresh(raw: Iterable[tuple[str | bytes, str | bytes | None]], now: float) -> dict[str, FleetEntry]:
     out = {}
-    interned: dict[tuple[str, ...], FleetFinding] = {}
+    interned: dict[FleetFinding, FleetFinding] = {}
     for k, v in raw:
         entry = FleetEntry.from_json(v, interned)
         if entry is not None and now - entry.at < FLEET_STALE_S:
