@@ -205,6 +205,9 @@ class Report:
     """How Argo CD compares the app (``legacy`` or ``server-side``), when the Application was among the inputs."""
     objects: list[ComparedObject] = field(default_factory=list)
     """The object pairs that differ, for the page (not in ``to_dict()``: the JSON report stays as it was)."""
+    renders_wanted: int = 0
+    """Objects with a difference that a second render of the revision could decide (``desired_again`` was not
+    given, and only Argo CD or nobody owns the field): bot mode then asks for the renders (not in ``to_dict()``)."""
 
     @property
     def drifted(self) -> bool:

@@ -172,6 +172,9 @@ def explain(
             finding = _finding(delta, inputs, report.diff_mode, argo)
             if answer is None or finding.shown_by_argocd:
                 report.findings.append(finding)
+        # counted whether or not the finding is kept: with a second render its cause, and so whether Argo CD
+        # shows it, may change
+        report.renders_wanted += inputs.render_wanted
     if report.not_compared:
         report.notes.insert(
             0,

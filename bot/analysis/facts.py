@@ -38,6 +38,9 @@ class ObjectInputs:
     again_given: bool = False
     synced_same_revision: bool = False
     """Argo CD's last sync applied the revision it renders now (bot mode: from the Application)."""
+    render_wanted: bool = False
+    """Set by the cause rules when no second render was given and one could decide a difference of this object
+    (only Argo CD, or nobody, owns it, and no earlier rule explained it)."""
 
     def crd(self) -> dict[str, Any] | None:
         """The object's CustomResourceDefinition, when the inputs hold it."""
