@@ -155,8 +155,13 @@ def requests_table(calls: Sequence[Call], alerts: int) -> str:
     rows = [("path", "requests", "per alert", "not 2xx")]
     rows += [(k, str(n), f"{n / alerts:.2f}", str(failed[k])) for k, n in by_kind.most_common()]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return "\n".join("    " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                                        for i, (cell, w) in enumerate(zip(r, widths, strict=True))) for r in rows)
+    return "\n".join(
+        "    "
+        + "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in rows
+    )
 
 
 class StormFailed(Exception):
@@ -262,7 +267,6 @@ async def run(args: argparse.Namespace, apps: list[dict[str, object]], ports: li
     updates = [c for c in slack.calls if c.method == "chat.update"]
     top = [c for c in posts if c.status == 200 and not c.params.get("thread_ts")]
     replies = [c for c in posts if c.status == 200 and c.params.get("thread_ts")]
-    lists = [c for c in argocd.calls if c.path == "/api/v1/applications"]
     print(
         f"storm: {len(apps)} apps OutOfSync (+{len(unknown)} unknown to Argo CD) over {args.seconds:.0f} s, "
         f"{REPLICAS} replicas x 4 workers, one redis-server; webhooks {dict(statuses)} sent in {sent:.1f} s"
