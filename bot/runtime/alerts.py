@@ -46,6 +46,7 @@ from bot.slack.render.fleet import with_system_offer
 from bot.sources.argocd import ArgoCDError
 from bot.state import DigestItem, ReportState
 from bot.store import ThreadRef, drift_start
+from bot.store.fleetobjects import stamp_of
 from bot.store.records import COUNTED_KEYS
 from bot.view import hours, save_page
 from bot.why import Reads, investigate
@@ -106,6 +107,7 @@ class Alerts:
         """The analysis, retried with backoff; :class:`AnalysisFailed` after the last attempt. ``reads`` receives
         what the last attempt read from Argo CD (the alert routes with that Application instead of reading it
         again)."""
+        reads = reads if reads is not None else Reads()
         attempts = self.s.settings.runtime.analysis_attempts
         delay = self.backoff_s
         last, retryable = "", False
@@ -115,6 +117,9 @@ class Alerts:
                     report = await investigate(name, app_namespace=namespace or self.s.settings.argocd.app_namespace,
                                                argocd=argocd, cluster=self.s.cluster, reads=reads)  # fmt: skip
                 self.s.metrics.analyses.labels(outcome="drift" if report.findings else "clean").inc()
+                if reads.app is not None and reads.pairs is not None:
+                    # the fleet index keeps what was just read: a system-level rule's check does not read it again
+                    await self.s.store.fleet_objects.put(app_key(name, namespace), stamp_of(reads.app), reads.pairs)
                 return report
             except ArgoCDError as e:
                 last, retryable = str(e), e.status in _TRANSIENT
