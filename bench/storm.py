@@ -15,7 +15,9 @@ prints:
 * the peak RSS of each replica (``VmHWM``; goal < 300 MB);
 * Argo CD requests per app, and how many of them listed every application.
 
-Usage: ``.venv/bin/python bench/storm.py [--apps 1000] [--seconds 60] [--unknown 50]``
+Usage: ``.venv/bin/python bench/storm.py [--apps 1000] [--seconds 60] [--unknown 50] [--profile DIR]``
+(``--profile``: the replicas run under tracemalloc, ``bench/replica_profile.py``, and each writes where its memory
+went, at its peak and at the end, into DIR; their figures are then not the benchmark's.)
 (``redis-server`` must be installed; ``make test`` installs it.)
 
 A webhook whose connection fails is retried (as Argo CD's notifications controller would) and counted by the error's
@@ -32,6 +34,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -202,8 +205,14 @@ async def storm(args: argparse.Namespace) -> None:
         ports = [free_port() for _ in range(REPLICAS)]
         logs = [open(Path(tmp) / f"replica-{i}.log", "wb") for i in range(REPLICAS)]  # noqa: SIM115
         command = [sys.executable, "-m", "bot", "serve"]
-        replicas = [subprocess.Popen(command, env={**env, "PORT": str(p)}, stdout=subprocess.DEVNULL, stderr=log)
-                    for p, log in zip(ports, logs, strict=True)]  # fmt: skip
+        envs = [{**env, "PORT": str(p)} for p in ports]
+        if args.profile:  # under tracemalloc (bench/replica_profile.py): slower, so its figures are not the run's
+            args.profile.mkdir(parents=True, exist_ok=True)
+            command = [sys.executable, str(ROOT / "bench" / "replica_profile.py")]
+            envs = [{**e, "PYTHONTRACEMALLOC": "1", "PROFILE_OUT": str(args.profile / f"replica-{i}.txt")}
+                    for i, e in enumerate(envs)]  # fmt: skip
+        replicas = [subprocess.Popen(command, env=e, stdout=subprocess.DEVNULL, stderr=log)
+                    for e, log in zip(envs, logs, strict=True)]  # fmt: skip
         try:
             for p, replica in zip(ports, replicas, strict=True):
                 wait_replica(p, replica)
@@ -214,6 +223,13 @@ async def storm(args: argparse.Namespace) -> None:
             said = "; ".join(f"replica {i}: {last_line(Path(tmp) / f'replica-{i}.log')}" for i in range(REPLICAS))
             raise StormFailed(f"{failure_line(e)} (last log lines: {said})") from e
         finally:
+            if args.profile:
+                for i, r in enumerate(replicas):
+                    r.send_signal(signal.SIGUSR1)
+                    deadline = time.monotonic() + 60
+                    while not (args.profile / f"replica-{i}.txt").exists() and time.monotonic() < deadline:
+                        time.sleep(0.5)
+                print(f"  profiles of the replicas: {args.profile}/replica-*.txt")
             for r in replicas:
                 r.terminate()
                 r.wait()
@@ -299,6 +315,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--apps", type=int, default=1000)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--unknown", type=int, default=50)
+    ap.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="run the replicas under tracemalloc and write where their memory went into this folder",
+    )
     try:
         asyncio.run(storm(ap.parse_args(argv)))
     except StormFailed as e:
