@@ -59,23 +59,53 @@ class FleetLines:
             members = await self.s.store.fleet.apps_with(rec.sig_id)
             if len(members) < minimum:
                 continue
+            # the check, when due, outside the lock below: the group's other alerts do not wait for it
+            await self._check_if_due(rec)
             # one alert at a time per signature: two workers must not both say the line in the same thread
             async with self.locks.hold(f"fleet:{rec.sig_id}"):
                 await self._say(key, rec)
 
-    async def _say(self, key: str, rec: FleetFinding) -> None:
+    async def _check_if_due(self, rec: FleetFinding) -> None:
+        """Check the group's system-level rule again (:mod:`bot.runtime.systemfix`) when the last check is older than
+        :data:`CHECK_EVERY_S` (one replica at a time: a mark in the store), keep what it found with the fleet, and put
+        an offered rule's Open PR on every parent of the group."""
+        raw = await self.s.store.fleet.get_offer(rec.sig_id)
+        if raw is not None and time.time() - float(raw.get("at") or 0) < CHECK_EVERY_S:
+            return
+        if not await self.s.store.first_seen(f"fleet-check:{rec.sig_id}", CHECK_EVERY_S):
+            return
         entries = await self.s.store.fleet.get(sorted(await self.s.store.fleet.apps_with(rec.sig_id)), time.time())
         group = self.group_of(rec, entries)
-        if group is None or not group.fleet_wide or key not in entries:
+        if group is None or not group.fleet_wide:
+            return
+        threads = {a: [entries[a].channel, entries[a].thread_ts] for a in group.apps}
+        rule, state = await self.system.prepare(group, threads)
+        if rule is None:
+            return
+        offer = SystemOffer(state, rule_text(rule), rule.key, len(group.apps)) if state is not None else None
+        await self.s.store.fleet.put_offer(group.sig_id, {
+            **(asdict(offer) if offer is not None else {}), "at": time.time(), "value": rule.value, "key": rule.key,
+            "refusal": rule.refusal, "radius": asdict(rule.radius)})  # fmt: skip
+        if offer is not None:
+            for app in group.apps:  # every parent of the group offers it beside the app rule
+                await self._offer_on_parent(entries[app], offer)
+
+    async def _say(self, key: str, rec: FleetFinding) -> None:
+        # the apps of the group from its set (not every entry: an alert costs a few Redis calls whatever the size of
+        # the fleet); the entries only of the threads told
+        members = sorted(await self.s.store.fleet.apps_with(rec.sig_id))
+        minimum = self.s.settings.runtime.fleet_min_apps
+        if len(members) < minimum or key not in members:
             return
         # the first time the group is fleet-wide every thread of it is told; after that, each app joining it
         mark = f"fleet-announced:{rec.sig_id}"
         first = await self.s.store.first_seen(mark, FLEET_TTL_S)
         try:
-            targets = group.apps if first else (key,)
-            todo = [(a, entries[a], f"fleet-line:{a}:{entries[a].thread_ts}:{rec.sig_id}") for a in targets
-                    if entries[a].thread_ts]  # fmt: skip
-            rule, state, checked = await self._rule_for(group, entries)
+            entries = await self.s.store.fleet.get(members if first else [key], time.time())
+            group = FleetGroup(rec.group, rec.kind, rec.path, rec.writer, rec.cause, tuple(members), (), True)
+            todo = [(a, e, f"fleet-line:{a}:{e.thread_ts}:{rec.sig_id}") for a, e in sorted(entries.items())
+                    if e.thread_ts]  # fmt: skip
+            rule, state = await self._last_check(group)
             for app, e, key_ in todo:
                 await self.s.outbox.post(e.channel, fleet_line_message(group, app, rule, state), thread_ts=e.thread_ts,
                                          key=key_)  # fmt: skip
@@ -83,32 +113,17 @@ class FleetLines:
             if first:
                 await self.s.store.forget(mark)  # the next alert of the group tells every thread again
             raise
-        if rule is not None and state is not None:
+        if rule is not None and state is not None:  # the app that joins offers it beside its app rule
             offer = SystemOffer(state, rule_text(rule), rule.key, len(group.apps))
-            # after a check, every parent of the group offers it beside the app rule; else the app that joins
-            for app in group.apps if checked or first else (key,):
-                await self._offer_on_parent(entries[app], offer)
+            for e in entries.values():
+                await self._offer_on_parent(e, offer)
 
-    async def _rule_for(self, group: FleetGroup, entries: dict[str, FleetEntry]
-                        ) -> tuple[SystemRule | None, str | None, bool]:  # fmt: skip
-        """The group's system-level rule, its Open PR state, and whether it was checked just now. Checked again at
-        most once per :data:`CHECK_EVERY_S` per signature (across replicas: a mark in the store); in between, the last
-        check's rule and blast radius, for the group as it is now (an app that joins later is offered the rule too,
-        and the PR covers every app that has the drift when it opens)."""
+    async def _last_check(self, group: FleetGroup) -> tuple[SystemRule | None, str | None]:
+        """The last check's rule, blast radius and Open PR state, for the group as it is now (an app that joins
+        after the check is offered the rule too; the PR covers every app that has the drift when it opens)."""
         raw = await self.s.store.fleet.get_offer(group.sig_id)
-        fresh = raw is not None and time.time() - float(raw.get("at") or 0) < CHECK_EVERY_S
-        if not fresh and await self.s.store.first_seen(f"fleet-check:{group.sig_id}", CHECK_EVERY_S):
-            threads = {a: [entries[a].channel, entries[a].thread_ts] for a in group.apps}
-            rule, state = await self.system.prepare(group, threads)
-            if rule is not None:
-                offer = SystemOffer(state, rule_text(rule), rule.key, len(group.apps)) if state is not None else None
-                await self.s.store.fleet.put_offer(group.sig_id, {
-                    **(asdict(offer) if offer is not None else {}), "at": time.time(), "value": rule.value,
-                    "key": rule.key, "refusal": rule.refusal, "radius": asdict(rule.radius)})  # fmt: skip
-                return rule, state, True
-            return None, None, False
         if raw is None:
-            return None, None, False
+            return None, None
         try:
             r = raw["radius"]
             radius = BlastRadius(covered=group.apps, apps=tuple(r["apps"]), objects=tuple(r["objects"]),
@@ -119,9 +134,9 @@ class FleetLines:
             rule = SystemRule(group, str(raw["key"]), dict(raw["value"]), radius,
                               str(refusal) if refusal is not None else None)  # fmt: skip
         except (KeyError, TypeError, ValueError):
-            return None, None, False
+            return None, None
         state = raw.get("state")
-        return rule, str(state) if state and rule.offered else None, False
+        return rule, str(state) if state and rule.offered else None
 
     async def _offer_on_parent(self, e: FleetEntry, offer: SystemOffer) -> None:
         if not e.thread_ts:

@@ -109,8 +109,8 @@ class SystemFix:
         Argo CD is asked only for an app with nothing current kept (its sync changed since, or it was never
         analysed): its ``managed-resources``, kept for the next check. An app that drifts and is not analysed yet is
         ``pending`` (its alert, under way, keeps its objects) when there are more than :data:`PENDING_READ` such apps
-        (a storm: reading them would read every app twice), else it is read too, and so is a muted one (no analysis
-        would come). ``AppObjects(None)`` when unreadable."""
+        (a storm: reading them would read every app twice), else it is read too (a muted app among many stays pending
+        until its mute ends and it is analysed). ``AppObjects(None)`` when unreadable."""
         listed = []
         for app in await argocd.applications():
             meta = app.get("metadata") or {}
@@ -118,7 +118,6 @@ class SystemFix:
                 listed.append((app_key(str(meta["name"]), meta.get("namespace")), app))
         kept = await self.s.store.fleet_objects.of_kind([k for k, _ in listed], group, kind)
         out: dict[str, AppObjects] = {}
-        now = time.time()
         to_read: list[tuple[str, dict[str, Any]]] = []
         pending: list[tuple[str, dict[str, Any]]] = []
         for key, app in listed:
@@ -126,10 +125,8 @@ class SystemFix:
             if hit is not None and hit.stamp == stamp_of(app):
                 out[key] = AppObjects(hit.pairs)
                 continue
-            name = str(app["metadata"]["name"])
             drifting = ((app.get("status") or {}).get("sync") or {}).get("status") == "OutOfSync"
-            muted = await self.s.store.mute_until(key, now) or await self.s.store.mute_until(name, now)
-            (pending if drifting and not muted else to_read).append((key, app))
+            (pending if drifting else to_read).append((key, app))
         if len(pending) <= PENDING_READ:  # a few: read them now (a small fleet, the end of a storm)
             to_read, pending = to_read + pending, []
         for key, _ in pending:
