@@ -215,7 +215,7 @@ async def storm(args: argparse.Namespace) -> None:
                     for e, log in zip(envs, logs, strict=True)]  # fmt: skip
         try:
             for p, replica in zip(ports, replicas, strict=True):
-                wait_replica(p, replica)
+                wait_replica(p, replica, timeout=180.0 if args.profile else 30.0)  # tracemalloc slows the start
             await run(args, apps, ports, token, slack, argocd, replicas)
         except Exception as e:
             for log in logs:

@@ -1,13 +1,15 @@
 """The system-level rule of a fleet-wide drift, from its check to its pull request to argocd-cm.
 
-* :meth:`SystemFix.prepare`: reads every app Argo CD lists (``managed-resources``: desired and live of each
-  resource; an app that cannot be read is counted as not checked), runs :func:`bot.analysis.systemrule.system_rule`
-  and, when the rule is offered, saves the state its Open PR button points at (the rule, the apps it covers and
-  their threads);
+* :meth:`SystemFix.prepare`: lists every app Argo CD has (one request) and takes the desired and live objects of
+  each from the fleet index (:mod:`bot.store.fleetobjects`, kept by every analysis; Argo CD's ``managed-resources``
+  only for an app with nothing current kept, see :meth:`SystemFix.known_apps`; an app that cannot be read is counted
+  as not checked), runs :func:`bot.analysis.systemrule.system_rule` and, when the rule is offered, saves the state
+  its Open PR button points at (the rule and the signature of its drift);
+* :meth:`SystemFix.covered`: when the PR opens, the apps that have the drift then (the fleet index), their threads,
+  and the rule checked again: the PR covers, lists and (after the merge) tells exactly those;
 * :meth:`SystemFix.click` (``open_pr`` and ``approve`` of a ``sysfix:`` state): always **two different approvers**
   from ``APPROVERS``, whatever ``APPROVALS_REQUIRED`` says (the rule changes every app of the instance); then,
-  under the lock ``pr:<fix_id>``, the file holding argocd-cm is located (``ARGOCD_CM_DEFINITION``, else the
-  Application whose destination is the Argo CD namespace: its plain YAML directory or its Helm values), edited
+  under the lock ``pr:<fix_id>``, the file holding argocd-cm is located (:mod:`bot.runtime.cmfile`), edited
   (:mod:`bot.fixes.cmedit`: a ConfigMap manifest or argo-helm ``configs.cm``), and the PR opened with every covered
   app and a link to each thread in its body; the PR is remembered for the follow-up;
 * :meth:`SystemFix.merged`: the follow-up's call once the PR is merged: each covered app's thread is told, once.
@@ -20,8 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 
@@ -30,8 +31,9 @@ from bot.analysis.schema import group_of
 from bot.analysis.systemrule import system_rule
 from bot.approvals import audit_record, decide
 from bot.errors import ArgoWhyError
-from bot.fixes.cmedit import Form, add_system_rule
+from bot.fixes.cmedit import add_system_rule
 from bot.jobs import FixJob, app_key
+from bot.runtime.cmfile import CMFile, locate
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
 from bot.slack.render import error_message
@@ -47,14 +49,8 @@ from bot.slack.render.fixes import (
 from bot.slack.render.fleet import system_approval_message
 from bot.sources.argocd import ArgoCDClient
 from bot.sources.git import (
-    FileContent,
     GitHost,
     GitHostError,
-    RepoRef,
-    UnsupportedRepo,
-    check_repo_path,
-    parse_repo_url,
-    web_url_candidates,
 )
 from bot.state import SystemFixState
 from bot.store.fleetobjects import stamp_of
@@ -65,35 +61,8 @@ log = logging.getLogger("argo_why.systemfix")
 STATE_TTL_S = 14 * 24 * 3600
 LOCK_TTL_S = 300
 APPROVERS_NEEDED = 2
-MAX_FILES = 200
 PENDING_READ = 10
 """Up to this many drifting apps not analysed yet are read by the check; more are left for their analyses."""
-
-
-@dataclass(frozen=True)
-class CMFile:
-    repo: RepoRef
-    base: str
-    head: str
-    file: FileContent
-    form: Form
-
-
-def _form(text: str) -> Form | None:
-    try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError:
-        return None
-    for d in docs:
-        if (
-            isinstance(d, dict)
-            and d.get("kind") == "ConfigMap"
-            and (d.get("metadata") or {}).get("name") == "argocd-cm"
-        ):
-            return "configmap"
-    if len(docs) == 1 and isinstance(docs[0], dict) and "kind" not in docs[0]:
-        return "helm"
-    return None
 
 
 class SystemFix:
@@ -361,68 +330,10 @@ class SystemFix:
         link = resp.get("permalink")
         return str(link) if isinstance(link, str) else None
 
-    # --- where argocd-cm lives ------------------------------------------------------------------------------
     async def locate(self, argocd: ArgoCDClient, git: GitHost) -> CMFile | str:
-        """The file holding argocd-cm, or why it was not found (a sentence)."""
-        settings = self.s.settings.git
-        provider = settings.provider or "github"
-        if settings.argocd_cm_definition:
-            try:
-                repo, candidates = web_url_candidates(settings.argocd_cm_definition, provider, settings.api_url)
-            except UnsupportedRepo as e:
-                return str(e)
-            for branch, path in candidates:
-                try:
-                    head = await git.branch_head(repo, branch)
-                except GitHostError as e:
-                    if e.kind == "not-found":
-                        continue
-                    raise
-                file = await git.get_file(repo, path, head)
-                form = _form(file.text)
-                if form is None:
-                    return wording.SLACK_CM_NOT_IN_FILE.format(path=path, repo=repo)
-                return CMFile(repo, branch, head, file, form)
-            return wording.SLACK_CM_NO_BRANCH.format(url=settings.argocd_cm_definition)
-        return await self._self_managed(argocd, git, provider)
-
-    async def _self_managed(self, argocd: ArgoCDClient, git: GitHost, provider: str) -> CMFile | str:
-        apps = await argocd.applications()
-        namespaces = {str((a.get("metadata") or {}).get("namespace") or "argocd") for a in apps} or {"argocd"}
-        managing = [a for a in apps if ((a.get("spec") or {}).get("destination") or {}).get("namespace") in namespaces]
-        if not managing:
-            return wording.SLACK_CM_NO_APP.format(namespace=", ".join(sorted(namespaces)))
-        app = managing[0]
-        spec = app.get("spec") or {}
-        sources = spec.get("sources") or [spec.get("source") or {}]
-        for source in sources:
-            try:
-                repo = parse_repo_url(str(source.get("repoURL") or ""), provider, self.s.settings.git.api_url)
-                raw = str(source.get("path") or "").strip().strip("/")
-                base_path = "" if raw in ("", ".") else check_repo_path(raw, directory=True)
-            except UnsupportedRepo:
-                continue
-            revision = str(source.get("targetRevision") or "HEAD")
-            base = await git.default_branch(repo) if revision == "HEAD" else revision
-            head = await git.branch_head(repo, base)
-            helm = source.get("helm") if isinstance(source.get("helm"), dict) else None
-            files = await git.list_files(repo, base_path, head, recursive=True)
-            kind: Literal["helm", "dir"] = "helm" if helm is not None or any(
-                f.rsplit("/", 1)[-1] == "Chart.yaml" for f in files) else "dir"  # fmt: skip
-            if kind == "helm":
-                wanted = [str(v) for v in (helm or {}).get("valueFiles") or []] or ["values.yaml"]
-                candidates = [f"{base_path}/{v}".lstrip("/") for v in wanted if not v.startswith(("$", "/"))]
-            else:
-                candidates = sorted(f for f in files if f.endswith((".yaml", ".yml")))[:MAX_FILES]
-            for path in candidates:
-                if path not in files:
-                    continue
-                file = await git.get_file(repo, path, head)
-                form = _form(file.text)
-                if form == "configmap" or (form == "helm" and kind == "helm"):
-                    return CMFile(repo, base, head, file, form)
-        name = str((app.get("metadata") or {}).get("name") or "")
-        return wording.SLACK_CM_NOT_FOUND.format(app=name)
+        """The file holding argocd-cm, or why it was not found (a sentence): :func:`bot.runtime.cmfile.locate`."""
+        g = self.s.settings.git
+        return await locate(g.argocd_cm_definition, g.provider, g.api_url, argocd, git)
 
     # --- the follow-up ----------------------------------------------------------------------------------
     async def merged(self, fix_id: str, record: dict[str, Any]) -> None:
