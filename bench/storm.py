@@ -7,13 +7,16 @@ sends one webhook per app, spread evenly over ``--seconds`` and alternating betw
 ``--unknown`` webhooks for apps Argo CD does not have (each used to cost a full list of the applications). It
 prints:
 
-* Slack messages posted at the top of the channel (goal <= 20: the first ``DIGEST_THRESHOLD`` parents, then the
-  digest), replies in threads, message updates, files, and every HTTP request to Slack; when the digest's full
-  list of apps reached its thread (its window closes a minute after the last app joined it);
+* Slack messages posted at the top of the channel beside their floor (the digest design: the first
+  ``DIGEST_THRESHOLD`` parents, then one digest; goal: no more), replies in threads, message updates, files, and
+  every HTTP request to Slack; when the digest's full list of apps reached its thread (its window closes a minute
+  after the last app joined it);
 * the time from the first webhook until every app is analysed (the replicas' ``argo_why_analyses_total``), and until
   the queue is empty;
-* the peak RSS of each replica (``VmHWM``; goal < 300 MB);
-* Argo CD requests per app, and how many of them listed every application.
+* the peak RSS of each replica (``VmHWM``; goal < 100 MB);
+* Argo CD requests per alert beside their floor (what the alerts need: the Application and its
+  ``managed-resources`` once per app Argo CD has, the Application alone for an app it does not have; goal <= 2 per
+  alert), and the requests by path, as a table.
 
 Usage: ``.venv/bin/python bench/storm.py [--apps 1000] [--seconds 60] [--unknown 50] [--profile DIR]``
 (``--profile``: the replicas run under tracemalloc, ``bench/replica_profile.py``, and each writes where its memory
