@@ -117,6 +117,7 @@ async def test_transient_failures_are_retried(
     settings: ArgoCDSettings, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
     name = _serve(argocd, kube)
+    settings.retries = 3  # the Application is read first, alone: the three faults below all hit that one request
     argocd.fail_next(1, status=503)
     argocd.fail_next(1, status=429, retry_after=0)
     argocd.drop_next(1)
