@@ -253,6 +253,9 @@ class Report:
     nothing_differs: dict[str, Any] | None = None
     """``why`` only: Argo CD says OutOfSync, yet no field differs and no resource is only on one side; what its
     status says (comparison time, sync time, revision) and the step that settles it."""
+    renders_wanted: int = 0
+    """Objects with a difference that a second render of the revision could decide (``desired_again`` was not
+    given, and only Argo CD or nobody owns the field): bot mode then asks for the renders (not in ``to_dict()``)."""
 
     @property
     def drifted(self) -> bool:

@@ -157,6 +157,10 @@ class SystemFixState(StateModel):
     """app key -> [channel, thread ts] of each covered app's thread."""
     radius: list[str]
     """The blast radius in lines, for the PR body."""
+    unchecked: list[str] = []
+    """The apps the check left out (not readable, or not analysed yet), named in the PR body."""
+    checked: int = 0
+    """How many apps the check read."""
 
     @property
     def fix_id(self) -> str:

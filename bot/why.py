@@ -5,7 +5,9 @@ The differing fields are the ones Argo CD itself reports: for every resource
 ``predictedLiveState``. Ownership comes from ``liveState``'s managedFields (or a
 fresh ``resource`` call when they are missing); the cause from the analysis with
 the cluster context (HPAs, ScaledObjects, webhooks, namespaces, Applications);
-nondeterminism from two uncached renders of the synced revision. Facts about the
+nondeterminism from two uncached renders of the synced revision, asked for only when
+a difference needs them (only Argo CD, or nobody, owns it and no earlier rule
+explained it: the renders cost Argo CD's repo server a full render each). Facts about the
 Application (self-heal, recent syncs, existing ignoreDifferences, shared-resource
 warnings) are added to the report and change the advice. A resource only one side
 has (a live object Git no longer has, which Argo CD serves with ``modified`` false
@@ -14,8 +16,9 @@ its reason from the Application's status (``bot.analysis.resources``); when Argo
 says OutOfSync and nothing differs, the report says so (``nothing_differs``).
 
 The number of HTTP calls does not grow with the number of in-sync resources:
-one application, one managed-resources, two renders when something drifted, and
-one ``resource`` call only per drifted object whose managedFields are missing.
+one application (then, only when it exists, one managed-resources), two renders only
+when a difference needs them, and one ``resource`` call only per drifted object whose
+managedFields are missing.
 Nothing is ever written to Argo CD or the cluster.
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -37,6 +41,17 @@ from bot.sources.cluster import Clusters, ClusterSource
 from bot.wording import report as wording
 
 _LOOP_CAUSES = frozenset({"autoscaler", "operator", "mutating-webhook", "other-gitops", "shared-resource"})
+
+
+@dataclass
+class Reads:
+    """What one investigation read from Argo CD, for its caller to reuse instead of asking again: the Application
+    (routing) and the (desired, live) pair of each of its resources (the fleet index's objects)."""
+
+    app_read: bool = False
+    """The Application was asked for (``app`` is ``None`` when Argo CD did not show it)."""
+    app: dict[str, Any] | None = None
+    pairs: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] | None = None
 
 
 def _with_owners(diff: ResourceDiff, live: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -157,21 +172,26 @@ async def investigate(
     argocd: ArgoCDClient,
     cluster: Clusters | ClusterSource | None,
     now: datetime | None = None,
+    reads: Reads | None = None,
 ) -> Report:
     """The Report for one Application.
 
     ``cluster``: the clusters of Application destinations (the usual case), one given cluster, or ``None`` to
-    skip the cluster (the evidence it would give is then noted as missing).
+    skip the cluster (the evidence it would give is then noted as missing). ``reads``, when given, receives what
+    was read from Argo CD (the caller reuses it instead of reading it again).
     """
-    app_result, diffs_result = await asyncio.gather(
-        argocd.application(name, app_namespace), argocd.managed_resources(name, app_namespace), return_exceptions=True
-    )
-    # the application's own error first: it is the one that tells a missing app from a missing permission
-    for result in (app_result, diffs_result):
-        if isinstance(result, BaseException):
-            raise result
-    assert isinstance(app_result, dict) and isinstance(diffs_result, list)
-    app, diffs = app_result, diffs_result
+    # the application first: its error is the one that tells a missing app from a missing permission, and an app
+    # Argo CD does not have costs one request, not two
+    try:
+        app = await argocd.application(name, app_namespace)
+    finally:  # answered, or refused: either way the caller knows what Argo CD says of the app now
+        if reads is not None:
+            reads.app_read = True
+    if reads is not None:
+        reads.app = app
+    diffs = await argocd.managed_resources(name, app_namespace)
+    if reads is not None:
+        reads.pairs = [(d.target, d.live) for d in diffs]
     facts = application_facts(app, now)
     app_ns = str((app.get("metadata") or {}).get("namespace") or app_namespace or "") or None
     modified = [d for d in diffs if d.modified]
@@ -205,15 +225,20 @@ async def investigate(
     issues, skipped = one_sided(name, app, diffs)
 
     context: list[dict[str, Any]] = [app] + [d.live for d in diffs if d.live is not None]
-    again: list[dict[str, Any]] | None = None
     applied: list[dict[str, Any]] | None = None
     if desired:
         context += await _cluster_context(app, cluster, desired, app_ns, notes)
+        applied = await _applied_render(argocd, name, app, facts, app_namespace, desired, notes)  # Git ahead only
+    same_revision = _synced_same_revision(app)
+    report = explain(desired, live, context, app=name, synced_same_revision=same_revision,
+                     reported=reported, applied=applied)  # fmt: skip
+    if report.renders_wanted:
+        # a difference only Argo CD (or nobody) owns, that nothing else explained: only two uncached renders of
+        # the revision tell a chart that renders differently each time; the renders cost Argo CD's repo server a
+        # full render each, so they are asked for only then
         again = await _second_render(argocd, name, facts.get("revision"), app_namespace, desired, notes)
-        applied = await _applied_render(argocd, name, app, facts, app_namespace, desired, notes)
-    report = explain(desired, live, context, app=name, desired_again=again,
-                     synced_same_revision=_synced_same_revision(app), reported=reported,
-                     applied=applied)  # fmt: skip
+        report = explain(desired, live, context, app=name, desired_again=again, synced_same_revision=same_revision,
+                         reported=reported, applied=applied)  # fmt: skip
     report.resources = issues + report.resources
     report.skipped = skipped + report.skipped
     if skipped:

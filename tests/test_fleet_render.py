@@ -28,7 +28,7 @@ def test_golden_fleet_line_with_the_system_rule_and_its_button() -> None:
 
 def test_golden_fleet_line_when_no_rule_is_offered() -> None:
     refused = SystemRule(HPA, RULE.key, {"jsonPointers": ["/spec/replicas"]}, RADIUS,
-                         "no system-level rule: it would also hide 1 Git-managed fields in other objects")  # fmt: skip
+                         "it would also hide 1 Git-managed field in other objects")  # fmt: skip
     m = fleet_line_message(HPA, "argocd/team-a", refused, None)
     check_golden("fleet_line_refused", m.to_dict())
     assert "open_pr" not in str(m.blocks)

@@ -215,7 +215,14 @@ def _defaulting(f: FieldFacts) -> Verdict | None:
 
 def _nondeterministic(f: FieldFacts) -> Verdict | None:
     delta, inp = f.delta, f.obj
-    if not inp.again_given or inp.again is None or f.others:
+    if f.others:
+        return None
+    if not inp.again_given:
+        # no second render was given: say whether one could decide this difference (only Argo CD, or nobody, owns
+        # it), so that bot mode asks Argo CD for the two uncached renders only when a finding needs them
+        inp.render_wanted = True
+        return None
+    if inp.again is None:
         return None
     again_value = resolve(inp.again, delta.desired_path)
     argo_owns = any(e.is_argocd for e in f.owners)

@@ -240,6 +240,9 @@ def explain(
             finding = _finding(delta, inputs, report.diff_mode, argo)
             if answer is None or finding.shown_by_argocd:
                 report.findings.append(finding)
+        # counted whether or not the finding is kept: with a second render its cause, and so whether Argo CD
+        # shows it, may change
+        report.renders_wanted += inputs.render_wanted
     _only_live(report, pairs, live, app, application, index, server)
     if report.skipped:
         report.notes.append(skipped_note(report.skipped))

@@ -42,6 +42,9 @@ class ObjectInputs:
     """Git's target revision (or revisions, multi-source) is not the one Argo CD last synced (bot mode)."""
     applied: dict[str, Any] | None = None
     """The object as the last synced revision renders it, when Git is ahead and that render was read (bot mode)."""
+    render_wanted: bool = False
+    """Set by the cause rules when no second render was given and one could decide a difference of this object
+    (only Argo CD, or nobody, owns it, and no earlier rule explained it)."""
 
     def crd(self) -> dict[str, Any] | None:
         """The object's CustomResourceDefinition, when the inputs hold it."""

@@ -147,9 +147,11 @@ def group_findings(by_app: Mapping[str, Iterable[FleetFinding]], min_apps: int) 
 @dataclass(frozen=True)
 class AppObjects:
     """What the bot could read of one app: (desired, live) of each of its resources (``None``: that side is absent).
-    ``pairs`` is ``None`` when the app could not be read at all."""
+    ``pairs`` is ``None`` when the app could not be read at all, or was not read (``pending``)."""
 
     pairs: Sequence[tuple[dict[str, Any] | None, dict[str, Any] | None]] | None
+    pending: bool = False
+    """Not read on purpose: the app drifts and its analysis (which keeps its objects) is still to come."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,8 @@ class BlastRadius:
     checked: int
     unchecked: tuple[str, ...]
     """The apps that could not be read (left out of the check)."""
+    pending: tuple[str, ...] = ()
+    """The apps that drift and are not analysed yet (left out of the check, until their analysis)."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ The check (:func:`system_rule`) applies the candidate to every object of that gr
 sorts what it hides: the group's own drift, fields beyond it (the fleet blast radius: apps, objects, fields), and
 among those the **Git-managed** ones: fields Git renders and Argo CD owns live (for objects without managedFields:
 fields Git renders). A rule hiding a Git-managed field is refused, and so is one whose check missed more than
-:data:`MAX_UNCHECKED_SHARE` of the apps (an app the bot could not read is left out, and counted).
+:data:`MAX_UNCHECKED_SHARE` of the apps (an app the bot could not read, or one that drifts and that the bot has not
+analysed yet, is left out, and counted).
 
 Pure: objects in, a :class:`SystemRule` out; the refusal says why in words of :mod:`bot.wording.report`.
 """
@@ -198,7 +199,8 @@ def system_rule(group: FleetGroup, known: Mapping[str, AppObjects]) -> SystemRul
     objects: list[str] = []
     fields: list[str] = []
     git: list[str] = []
-    unchecked = sorted(a for a, o in known.items() if o.pairs is None)
+    unchecked = sorted(a for a, o in known.items() if o.pairs is None and not o.pending)
+    pending = sorted(a for a, o in known.items() if o.pending)
     for app in sorted(known):
         for desired, live in known[app].pairs or ():
             obj = live if live is not None else desired
@@ -217,14 +219,18 @@ def system_rule(group: FleetGroup, known: Mapping[str, AppObjects]) -> SystemRul
                 if _git_managed(p, desired, live):
                     git.append(f"{label} {join(p)}")
     radius = BlastRadius(covered=group.apps, apps=tuple(sorted(apps)), objects=tuple(objects), fields=tuple(fields),
-                         git_managed=tuple(git), checked=len(known) - len(unchecked),
-                         unchecked=tuple(unchecked))  # fmt: skip
+                         git_managed=tuple(git), checked=len(known) - len(unchecked) - len(pending),
+                         unchecked=tuple(unchecked), pending=tuple(pending))  # fmt: skip
     refusal = None
     if whole_section(group.path) and "managedFieldsManagers" not in rule:
         refusal = wording.SYSTEM_RULE_WHOLE_SECTION.format(path=group.path)
     elif git:
-        refusal = wording.SYSTEM_RULE_HIDES_GIT.format(count=len(git), fields=_first(git))
-    elif known and len(unchecked) > MAX_UNCHECKED_SHARE * len(known):
-        refusal = wording.SYSTEM_RULE_UNCHECKED.format(count=len(unchecked), total=len(known),
-                                                       apps=_first(unchecked))  # fmt: skip
+        refusal = wording.SYSTEM_RULE_HIDES_GIT.format(count=wording.plural(wording.GIT_MANAGED_FIELDS, len(git)),
+                                                       fields=_first(git))  # fmt: skip
+    elif known and len(unchecked) + len(pending) > MAX_UNCHECKED_SHARE * len(known):
+        if len(pending) > len(unchecked):
+            refusal = wording.SYSTEM_RULE_PENDING.format(count=len(pending), total=len(known), apps=_first(pending))
+        else:
+            refusal = wording.SYSTEM_RULE_UNCHECKED.format(count=len(unchecked), total=len(known),
+                                                           apps=_first(unchecked))  # fmt: skip
     return SystemRule(group=group, key=key, value=rule, radius=radius, refusal=refusal)

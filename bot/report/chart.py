@@ -11,12 +11,6 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping, Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")  # before pyplot: no display, thread-safe rendering to bytes
-
-import matplotlib.pyplot as plt
-
 from bot.wording.report import CHART_EMPTY, CHART_TITLE, CHART_Y
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#999999", "#000000",
@@ -26,7 +20,17 @@ INK = "#222222"
 
 
 def drift_chart(weeks: Sequence[str], seconds: Mapping[str, Mapping[str, float]]) -> bytes:
-    """Stacked bars: for each week (oldest first), the OutOfSync hours of each cause (``seconds[week][cause]``)."""
+    """Stacked bars: for each week (oldest first), the OutOfSync hours of each cause (``seconds[week][cause]``).
+
+    matplotlib (with numpy and Pillow, about 55 MB resident) is imported here, when a chart is drawn, never when the
+    bot starts: the weekly report runs on one replica once a week (and draws in a child process of its own,
+    :mod:`bot.runtime.weekly`)."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # before pyplot: no display, thread-safe rendering to bytes
+
+    import matplotlib.pyplot as plt
+
     causes = sorted({c for w in weeks for c, v in (seconds.get(w) or {}).items() if v > 0},
                     key=lambda c: -sum((seconds.get(w) or {}).get(c, 0.0) for w in weeks))  # fmt: skip
     fig, ax = plt.subplots(figsize=(8, 4), dpi=120)
@@ -56,3 +60,17 @@ def drift_chart(weeks: Sequence[str], seconds: Mapping[str, Mapping[str, float]]
         return out.getvalue()
     finally:
         plt.close(fig)
+
+
+def main() -> None:
+    """``python -m bot.report.chart``: ``{"weeks": [...], "seconds": {...}}`` on stdin, the PNG on stdout (the weekly
+    report draws in a child process, so that matplotlib never stays resident in a replica)."""
+    import json
+    import sys
+
+    data = json.load(sys.stdin)
+    sys.stdout.buffer.write(drift_chart(list(data["weeks"]), dict(data["seconds"])))
+
+
+if __name__ == "__main__":
+    main()

@@ -20,18 +20,24 @@ import base64
 import hashlib
 from functools import cache
 from importlib import resources
-
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from typing import TYPE_CHECKING
 
 from bot.model import Alert, Report
 from bot.report.page_model import build_page
 from bot.wording import report as wording
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 MEDIA_TYPE = "text/html; charset=utf-8"
 
 
 @cache
 def _environment() -> Environment:
+    # Jinja2 is imported when the first page is drawn, not when the bot starts: a replica nobody asks for a page
+    # never holds it (about 9 MB resident)
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     return Environment(
         loader=PackageLoader("bot.report", "templates"),
         autoescape=True,  # every template, whatever its name: the page is all HTML

@@ -46,9 +46,10 @@ from bot.slack.render.fleet import with_system_offer
 from bot.sources.argocd import ArgoCDError
 from bot.state import DigestItem, ReportState
 from bot.store import ThreadRef, drift_start
+from bot.store.fleetobjects import stamp_of
 from bot.store.records import COUNTED_KEYS
 from bot.view import hours, save_page
-from bot.why import investigate
+from bot.why import Reads, investigate
 from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.alerts")
@@ -83,10 +84,12 @@ class Controls:
 class AnalysisFailed(ArgoWhyError):
     """The analysis failed after every attempt; the message says why, for the thread."""
 
-    def __init__(self, message: str, *, retryable: bool = False) -> None:
+    def __init__(self, message: str, *, retryable: bool = False, reads: Reads | None = None) -> None:
         super().__init__(message)
         self.retryable = retryable
         """Argo CD could not answer (down, overloaded): worth doing again once it answers."""
+        self.reads = reads
+        """What the analysis read before it failed (the Application, or that Argo CD did not show it)."""
 
 
 class Alerts:
@@ -104,8 +107,11 @@ class Alerts:
         return Alert(app=name, app_namespace=namespace, project=project, revision=revision, status=status,
                      argocd_url=self.s.settings.argocd.link_url)  # fmt: skip
 
-    async def analyse(self, name: str, namespace: str | None) -> Report:
-        """The analysis, retried with backoff; :class:`AnalysisFailed` after the last attempt."""
+    async def analyse(self, name: str, namespace: str | None, reads: Reads | None = None) -> Report:
+        """The analysis, retried with backoff; :class:`AnalysisFailed` after the last attempt. ``reads`` receives
+        what the last attempt read from Argo CD (the alert routes with that Application instead of reading it
+        again)."""
+        reads = reads if reads is not None else Reads()
         attempts = self.s.settings.runtime.analysis_attempts
         delay = self.backoff_s
         last, retryable = "", False
@@ -113,8 +119,11 @@ class Alerts:
             try:
                 async with self.s.argocd() as argocd:
                     report = await investigate(name, app_namespace=namespace or self.s.settings.argocd.app_namespace,
-                                               argocd=argocd, cluster=self.s.cluster)  # fmt: skip
+                                               argocd=argocd, cluster=self.s.cluster, reads=reads)  # fmt: skip
                 self.s.metrics.analyses.labels(outcome="drift" if report.findings else "clean").inc()
+                if reads.app is not None and reads.pairs is not None:
+                    # the fleet index keeps what was just read: a system-level rule's check does not read it again
+                    await self.s.store.fleet_objects.put(app_key(name, namespace), stamp_of(reads.app), reads.pairs)
                 return report
             except ArgoCDError as e:
                 last, retryable = str(e), e.status in _TRANSIENT
@@ -128,7 +137,7 @@ class Alerts:
             if attempt + 1 < attempts:
                 await asyncio.sleep(delay)
                 delay *= 2
-        raise AnalysisFailed(self.s.settings.argocd.for_people(last), retryable=retryable)
+        raise AnalysisFailed(self.s.settings.argocd.for_people(last), retryable=retryable, reads=reads)
 
     # --- an alert from Argo CD ------------------------------------------------------------------------
     async def webhook(self, job: WebhookJob) -> None:
@@ -151,11 +160,12 @@ class Alerts:
         if muted:
             self.s.metrics.analyses.labels(outcome="muted").inc()
             return
-        report, analysed = await self._report(job, ref)
+        reads = Reads()
+        report, analysed = await self._report(job, ref, reads)
         if report.clean:  # an object not compared, a resource to prune or missing is not "matches Git"
             await self.turn_green(ref if ref is not None else listed, alert, key)
             return
-        routed = await self.router.route(name, ns, body.app.project)
+        routed = await self.router.route_read(name, ns, body.app.project, reads)
         moved_from = None
         if ref is not None and ref.channel != routed.channel:
             await self._moved(ref, routed, key)
@@ -209,7 +219,7 @@ class Alerts:
             await self.s.store.save_thread(replace(ref, fingerprint=fp), key)
         await self.fleet.index(key, report, ref.channel, ref.ts, drift_start(ref))
 
-    async def _report(self, job: WebhookJob, ref: ThreadRef | None) -> tuple[Report, float]:
+    async def _report(self, job: WebhookJob, ref: ThreadRef | None, reads: Reads) -> tuple[Report, float]:
         """The report for an alert, and when its analysis began. Alerts for one app come in bursts (every sync
         that did not settle it, on every replica): one whose parent shows an analysis begun after the alert arrived
         reuses it, and only counts its sync."""
@@ -219,7 +229,7 @@ class Alerts:
                 self.s.metrics.analyses.labels(outcome="reused").inc()
                 return state.parsed_report(), ref.analysed
         started = time.time()
-        return await self.analyse(job.body.app.name, job.body.app.namespace), started
+        return await self.analyse(job.body.app.name, job.body.app.namespace, reads), started
 
     async def _burst(self, key: str, channel: str) -> bool:
         """Whether the alert of an app without a thread is part of a burst in its channel (and goes to the digest)."""
@@ -251,7 +261,7 @@ class Alerts:
         ref = await self.s.store.get_thread(key)
         if ref is not None and not ref.in_digest:
             return False
-        routed = await self.router.route(job.app, job.body.app.namespace, job.body.app.project)
+        routed = await self.router.route_read(job.app, job.body.app.namespace, job.body.app.project, failure.reads)
         if not await self._burst(key, routed.channel) and not failure.retryable:
             return False
         alert = self.alert(job.app, job.body.app.namespace, project=job.body.app.project,

@@ -3,11 +3,12 @@
 Durable: an alert the worker put in the digest buffer stays in the store until Slack accepted a digest that lists
 it (:meth:`Store.peek_digest`, post or update, save, then :meth:`Store.take_from_digest`), so a bot stopped or killed
 at any point loses nothing: the next flush, on whichever replica leads, lists it. The digest message is posted once
-(the outbox key ``parent:__digest__``); within one window (``DIGEST_WINDOW_SECONDS`` from its first post) the same
-message is updated with every new app; the apps it lists are kept with it (:class:`DigestState`), so any replica
+(the outbox key ``parent:__digest__``); until ``DIGEST_WINDOW_SECONDS`` have passed without a new app (the window
+slides with the burst, as the count of alerts that sends apps to the digest does) the same message is updated with
+every new app, however long the burst lasts; the apps it lists are kept with it (:class:`DigestState`), so any replica
 continues it. Every drifting app the digest lists gets a thread record pointing at the digest message
 (``ThreadRef.in_digest``) unless it has a parent of its own, so that the sweep, the reminders and the daily
-summary see it like any other drifting app. When the window has passed, a digest too long for one line per app
+summary see it like any other drifting app. When its window has passed, a digest too long for one line per app
 gets the full list of its apps as a CSV file in its thread (once) and says so.
 
 One digest per channel: every buffered alert carries its app's channel (:mod:`bot.runtime.routes`), and each channel
@@ -105,7 +106,9 @@ class Digest:
         now = time.time()
         key = digest_key(target, self.s.channel)
         ref = await self.s.store.get_thread(key)
-        current = ref is not None and now - drift_start(ref) < window
+        # the window slides with the burst (as the count that sends alerts here does): a digest closes a window after
+        # the last app joined it, so a burst longer than a window, or analysed late, is still one message
+        current = ref is not None and now - ref.updated < window
         if ref is not None and not current and ref.status == "drift":
             await self._close(ref, key)
             self._open.discard(target)

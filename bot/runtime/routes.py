@@ -31,6 +31,7 @@ from bot.runtime.services import Services
 from bot.slack.channels import UnknownChannel
 from bot.slack.poster import SlackUnavailable
 from bot.sources.argocd import ArgoCDError
+from bot.why import Reads
 from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.routes")
@@ -98,6 +99,12 @@ class Router:
     async def route(self, name: str, namespace: str | None, project: str | None = None) -> Routed:
         """The channel of an app now; ``project`` is what the webhook said (used when Argo CD does not answer)."""
         return await self.route_of(name, await self.application(name, namespace), project)
+
+    async def route_read(self, name: str, namespace: str | None, project: str | None, reads: Reads | None) -> Routed:
+        """:meth:`route`, with the Application an analysis of this job already read (``reads``), if it did."""
+        if reads is not None and reads.app_read:
+            return await self.route_of(name, reads.app, project)
+        return await self.route(name, namespace, project)
 
     async def route_of(self, name: str, app: dict[str, Any] | None, project: str | None = None) -> Routed:
         """The channel of ``app`` as already read (``None``: Argo CD did not show it)."""

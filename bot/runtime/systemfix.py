@@ -1,13 +1,15 @@
 """The system-level rule of a fleet-wide drift, from its check to its pull request to argocd-cm.
 
-* :meth:`SystemFix.prepare`: reads every app Argo CD lists (``managed-resources``: desired and live of each
-  resource; an app that cannot be read is counted as not checked), runs :func:`bot.analysis.systemrule.system_rule`
-  and, when the rule is offered, saves the state its Open PR button points at (the rule, the apps it covers and
-  their threads);
+* :meth:`SystemFix.prepare`: lists every app Argo CD has (one request) and takes the desired and live objects of
+  each from the fleet index (:mod:`bot.store.fleetobjects`, kept by every analysis; Argo CD's ``managed-resources``
+  only for an app with nothing current kept, see :meth:`SystemFix.known_apps`; an app that cannot be read is counted
+  as not checked), runs :func:`bot.analysis.systemrule.system_rule` and, when the rule is offered, saves the state
+  its Open PR button points at (the rule and the signature of its drift);
+* :meth:`SystemFix.covered`: when the PR opens, the apps that have the drift then (the fleet index), their threads,
+  and the rule checked again: the PR covers, lists and (after the merge) tells exactly those;
 * :meth:`SystemFix.click` (``open_pr`` and ``approve`` of a ``sysfix:`` state): always **two different approvers**
   from ``APPROVERS``, whatever ``APPROVALS_REQUIRED`` says (the rule changes every app of the instance); then,
-  under the lock ``pr:<fix_id>``, the file holding argocd-cm is located (``ARGOCD_CM_DEFINITION``, else the
-  Application whose destination is the Argo CD namespace: its plain YAML directory or its Helm values), edited
+  under the lock ``pr:<fix_id>``, the file holding argocd-cm is located (:mod:`bot.runtime.cmfile`), edited
   (:mod:`bot.fixes.cmedit`: a ConfigMap manifest or argo-helm ``configs.cm``), and the PR opened with every covered
   app and a link to each thread in its body; the PR is remembered for the follow-up;
 * :meth:`SystemFix.merged`: the follow-up's call once the PR is merged: each covered app's thread is told, once.
@@ -20,34 +22,38 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 
-from bot.analysis.fleet import AppObjects, FleetGroup, SystemRule
+from bot.analysis.fleet import AppObjects, FleetGroup, SystemRule, group_findings
+from bot.analysis.schema import group_of
 from bot.analysis.systemrule import system_rule
 from bot.approvals import audit_record, decide
 from bot.errors import ArgoWhyError
-from bot.fixes.cmedit import Form, add_system_rule
+from bot.fixes.cmedit import add_system_rule
 from bot.jobs import FixJob, app_key
+from bot.runtime.cmfile import CMFile, locate
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
 from bot.slack.render import error_message
-from bot.slack.render.fixes import PRLink, ephemeral_notice, fix_notice, paste_message, pr_link_block, pr_opened_message
+from bot.slack.render.fixes import (
+    PRLink,
+    approvers_text,
+    ephemeral_notice,
+    fix_notice,
+    paste_message,
+    pr_link_block,
+    pr_opened_message,
+)
 from bot.slack.render.fleet import system_approval_message
 from bot.sources.argocd import ArgoCDClient
 from bot.sources.git import (
-    FileContent,
     GitHost,
     GitHostError,
-    RepoRef,
-    UnsupportedRepo,
-    check_repo_path,
-    parse_repo_url,
-    web_url_candidates,
 )
 from bot.state import SystemFixState
+from bot.store.fleetobjects import stamp_of
 from bot.wording import pr as pr_wording
 from bot.wording import slack as wording
 
@@ -55,33 +61,8 @@ log = logging.getLogger("argo_why.systemfix")
 STATE_TTL_S = 14 * 24 * 3600
 LOCK_TTL_S = 300
 APPROVERS_NEEDED = 2
-MAX_FILES = 200
-
-
-@dataclass(frozen=True)
-class CMFile:
-    repo: RepoRef
-    base: str
-    head: str
-    file: FileContent
-    form: Form
-
-
-def _form(text: str) -> Form | None:
-    try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError:
-        return None
-    for d in docs:
-        if (
-            isinstance(d, dict)
-            and d.get("kind") == "ConfigMap"
-            and (d.get("metadata") or {}).get("name") == "argocd-cm"
-        ):
-            return "configmap"
-    if len(docs) == 1 and isinstance(docs[0], dict) and "kind" not in docs[0]:
-        return "helm"
-    return None
+PENDING_READ = 10
+"""Up to this many drifting apps not analysed yet are read by the check; more are left for their analyses."""
 
 
 class SystemFix:
@@ -91,37 +72,72 @@ class SystemFix:
         self.owner = owner
 
     # --- the check --------------------------------------------------------------------------------------
-    async def known_apps(self, argocd: ArgoCDClient) -> dict[str, AppObjects]:
-        """Every app Argo CD lists, with (desired, live) of each resource; ``AppObjects(None)`` when unreadable."""
-        out: dict[str, AppObjects] = {}
+    async def known_apps(self, argocd: ArgoCDClient, group: str, kind: str) -> dict[str, AppObjects]:
+        """Every app Argo CD lists (one request), with (desired, live) of each of its resources of ``group``/``kind``
+        as the fleet index's objects keep them (:mod:`bot.store.fleetobjects`: what the app's last analysis read).
+        Argo CD is asked only for an app with nothing current kept (its sync changed since, or it was never
+        analysed): its ``managed-resources``, kept for the next check. An app that drifts and is not analysed yet is
+        ``pending`` (its alert, under way, keeps its objects) when there are more than :data:`PENDING_READ` such apps
+        (a storm: reading them would read every app twice), else it is read too (a muted app among many stays pending
+        until its mute ends and it is analysed). ``AppObjects(None)`` when unreadable."""
+        listed = []
         for app in await argocd.applications():
             meta = app.get("metadata") or {}
-            name, ns = str(meta.get("name") or ""), meta.get("namespace")
-            if not name:
+            if meta.get("name"):
+                listed.append((app_key(str(meta["name"]), meta.get("namespace")), app))
+        kept = await self.s.store.fleet_objects.of_kind([k for k, _ in listed], group, kind)
+        out: dict[str, AppObjects] = {}
+        to_read: list[tuple[str, dict[str, Any]]] = []
+        pending: list[tuple[str, dict[str, Any]]] = []
+        for key, app in listed:
+            hit = kept.get(key)
+            if hit is not None and hit.stamp == stamp_of(app):
+                out[key] = AppObjects(hit.pairs)
                 continue
+            drifting = ((app.get("status") or {}).get("sync") or {}).get("status") == "OutOfSync"
+            (pending if drifting else to_read).append((key, app))
+        if len(pending) <= PENDING_READ:  # a few: read them now (a small fleet, the end of a storm)
+            to_read, pending = to_read + pending, []
+        for key, _ in pending:
+            out[key] = AppObjects(None, pending=True)
+        for key, app in to_read:
+            meta, stamp = app.get("metadata") or {}, stamp_of(app)
+            name = str(meta["name"])
             try:
-                diffs = await argocd.managed_resources(name, ns)
-                out[app_key(name, ns)] = AppObjects([(d.target, d.live) for d in diffs])
+                diffs = await argocd.managed_resources(name, meta.get("namespace"))
             except ArgoWhyError as e:
                 log.info("fleet check: %s could not be read: %s", name, e)
-                out[app_key(name, ns)] = AppObjects(None)
+                out[key] = AppObjects(None)
+                continue
+            pairs = [(d.target, d.live) for d in diffs]
+            await self.s.store.fleet_objects.put(key, stamp, pairs)
+            out[key] = AppObjects([p for p in pairs if _of(p, group, kind)])
         return out
+
+    async def check(self, group: FleetGroup) -> SystemRule | None:
+        """The group's system-level rule checked against the fleet now; ``None`` when Argo CD cannot be read."""
+        try:
+            async with self.s.argocd() as argocd:
+                known = await self.known_apps(argocd, group.group, group.kind)
+        except ArgoWhyError as e:
+            log.warning("fleet check of %s skipped: %s", group.signature, e)
+            return None
+        return system_rule(group, known)
 
     async def prepare(self, group: FleetGroup, threads: dict[str, list[str]]) -> tuple[SystemRule | None, str | None]:
         """The group's system-level rule and the state of its Open PR button (``None`` when not offered); no rule
-        at all when Argo CD cannot be read."""
-        try:
-            async with self.s.argocd() as argocd:
-                known = await self.known_apps(argocd)
-        except ArgoWhyError as e:
-            log.warning("fleet check of %s skipped: %s", group.signature, e)
+        at all when Argo CD cannot be read. The state names the signature: the apps it covers are the group's when
+        the PR opens (:meth:`_open`), not the ones of this check."""
+        rule = await self.check(group)
+        if rule is None:
             return None, None
-        rule = system_rule(group, known)
         if not rule.offered or self.s.git is None:
             return rule, None
         what = f"{group.path} of {group.group_kind} written by {group.writer}"
         state = SystemFixState(sig_id=group.sig_id, key=rule.key, rule=rule.value, what=what, apps=list(group.apps),
-                               threads=threads, radius=list(rule.radius.fields))  # fmt: skip
+                               threads=threads, radius=list(rule.radius.fields),
+                               unchecked=[*rule.radius.unchecked, *rule.radius.pending],
+                               checked=rule.radius.checked)  # fmt: skip
         return rule, await state.save(self.s.store, STATE_TTL_S)
 
     # --- the click ----------------------------------------------------------------------------------------
@@ -168,6 +184,12 @@ class SystemFix:
             await self._audit(job, fix_id, "refused", reason=d.outcome)
             await self.s.outbox.post(job.channel, fix_notice(wording.SLACK_PR_REFUSED, app="argocd-cm", user=job.user),
                                      thread_ts=where)  # fmt: skip
+            # like an app fix: the person who clicked is told who may approve (a project's approvers may approve
+            # its app fixes, never a rule that changes every app of the instance)
+            allowed = self.s.settings.git.approvers
+            notice = (ephemeral_notice(wording.SLACK_SYSTEM_ONLY, approvers=approvers_text(allowed)) if allowed
+                      else ephemeral_notice(wording.SLACK_PR_NOBODY))  # fmt: skip
+            await self.s.outbox.ephemeral(job.channel, job.user, notice)
             return
         if d.outcome == "twice":
             await self._audit(job, fix_id, "refused", reason="the same approver twice")
@@ -193,10 +215,40 @@ class SystemFix:
         finally:
             await self.s.store.release_lock(lock, self.owner)
 
+    async def covered(self, state: SystemFixState) -> tuple[SystemFixState, SystemRule | None]:
+        """The state with the apps that have the drift now (the fleet index), their threads and the blast radius
+        checked now; the rule as checked (``None``: the group is gone, or Argo CD could not be read)."""
+        now = time.time()
+        keys = sorted(await self.s.store.fleet.apps_with(state.sig_id))
+        entries = await self.s.store.fleet.get(keys, now)
+        by_app = {a: [f for f in e.findings if f.sig_id == state.sig_id] for a, e in entries.items()}
+        group = next((g for g in group_findings(by_app, 1) if g.sig_id == state.sig_id), None)
+        if group is None:
+            return state, None
+        rule = await self.check(group)
+        if rule is None:
+            return state, None
+        threads = {a: [entries[a].channel, entries[a].thread_ts] for a in group.apps}
+        return state.model_copy(update={"apps": list(group.apps), "threads": threads,
+                                        "radius": list(rule.radius.fields),
+                                        "unchecked": [*rule.radius.unchecked, *rule.radius.pending],
+                                        "checked": rule.radius.checked}), rule  # fmt: skip
+
     async def _open(self, job: FixJob, state: SystemFixState, approvers: list[str]) -> None:
         assert self.s.git is not None
         where = job.thread_ts or job.message_ts
-        snippet = yaml.safe_dump({state.key: yaml.safe_dump(state.rule, sort_keys=False)}, sort_keys=False)
+        state, rule = await self.covered(state)
+        if rule is None or rule.value != state.rule or rule.key != state.key:
+            await self._audit(job, state.fix_id, "no-pr", reason="the drift or its rule changed")
+            await self.s.outbox.post(job.channel, fix_notice(wording.SLACK_SYSTEM_CHANGED, app="argocd-cm"),
+                                     thread_ts=where)  # fmt: skip
+            return
+        if rule.refusal is not None:
+            await self._audit(job, state.fix_id, "no-pr", reason=rule.refusal)
+            await self.s.outbox.post(job.channel, fix_notice(wording.SLACK_SYSTEM_REFUSED_NOW, app="argocd-cm",
+                                                             reason=rule.refusal), thread_ts=where)  # fmt: skip
+            return
+        snippet = cm_snippet(state.key, state.rule)
         async with self.s.argocd() as argocd, self.s.git() as git:
             found = await self.locate(argocd, git)
             if isinstance(found, str):
@@ -243,9 +295,8 @@ class SystemFix:
         if job.block_id:
             await self.fixes.replace_button(job.channel, job.message_ts, job.block_id,
                                             pr_link_block(job.block_id, link), job.blocks)  # fmt: skip
-        change = yaml.safe_dump({state.key: yaml.safe_dump(state.rule, sort_keys=False)}, sort_keys=False)
         message = pr_opened_message("argocd-cm", link, approvers=approvers, path=found.file.path,
-                                    repo=str(found.repo), base=found.base, change=change.rstrip())  # fmt: skip
+                                    repo=str(found.repo), base=found.base, change=snippet.rstrip())  # fmt: skip
         await self.s.outbox.post(job.channel, message, thread_ts=where)
 
     async def _body(self, state: SystemFixState, approvers: list[str], found: CMFile) -> str:
@@ -254,7 +305,7 @@ class SystemFix:
             pr_wording.PR_SYSTEM_INTRO.format(count=len(state.apps), what=state.what, key=state.key),
             "",
             "```yaml",
-            yaml.safe_dump({state.key: yaml.safe_dump(state.rule, sort_keys=False)}, sort_keys=False).rstrip(),
+            cm_snippet(state.key, state.rule).rstrip(),
             "```",
             "",
             pr_wording.PR_SYSTEM_APPS,
@@ -264,7 +315,9 @@ class SystemFix:
             url = await self._permalink(thread[0], thread[1]) if thread and thread[1] else None
             lines.append(f"- [{app}]({url})" if url else "- " + pr_wording.PR_SYSTEM_NO_THREAD.format(app=app))
         lines += ["", pr_wording.PR_SYSTEM_RADIUS]
-        lines += [f"- {f}" for f in state.radius] or [pr_wording.PR_SYSTEM_RADIUS_NONE.format(checked="all")]
+        lines += [f"- {f}" for f in state.radius] or [pr_wording.PR_SYSTEM_RADIUS_NONE.format(checked=state.checked)]
+        if state.unchecked:
+            lines += ["", pr_wording.PR_SYSTEM_UNCHECKED.format(apps=", ".join(state.unchecked))]
         who = ", ".join(n or u for n, u in zip(names, approvers, strict=True))
         lines += ["", pr_wording.PR_APPROVED.format(approvers=who), "", pr_wording.PR_FOOTER]
         return "\n".join(lines)
@@ -277,68 +330,10 @@ class SystemFix:
         link = resp.get("permalink")
         return str(link) if isinstance(link, str) else None
 
-    # --- where argocd-cm lives ------------------------------------------------------------------------------
     async def locate(self, argocd: ArgoCDClient, git: GitHost) -> CMFile | str:
-        """The file holding argocd-cm, or why it was not found (a sentence)."""
-        settings = self.s.settings.git
-        provider = settings.provider or "github"
-        if settings.argocd_cm_definition:
-            try:
-                repo, candidates = web_url_candidates(settings.argocd_cm_definition, provider, settings.api_url)
-            except UnsupportedRepo as e:
-                return str(e)
-            for branch, path in candidates:
-                try:
-                    head = await git.branch_head(repo, branch)
-                except GitHostError as e:
-                    if e.kind == "not-found":
-                        continue
-                    raise
-                file = await git.get_file(repo, path, head)
-                form = _form(file.text)
-                if form is None:
-                    return wording.SLACK_CM_NOT_IN_FILE.format(path=path, repo=repo)
-                return CMFile(repo, branch, head, file, form)
-            return wording.SLACK_CM_NO_BRANCH.format(url=settings.argocd_cm_definition)
-        return await self._self_managed(argocd, git, provider)
-
-    async def _self_managed(self, argocd: ArgoCDClient, git: GitHost, provider: str) -> CMFile | str:
-        apps = await argocd.applications()
-        namespaces = {str((a.get("metadata") or {}).get("namespace") or "argocd") for a in apps} or {"argocd"}
-        managing = [a for a in apps if ((a.get("spec") or {}).get("destination") or {}).get("namespace") in namespaces]
-        if not managing:
-            return wording.SLACK_CM_NO_APP.format(namespace=", ".join(sorted(namespaces)))
-        app = managing[0]
-        spec = app.get("spec") or {}
-        sources = spec.get("sources") or [spec.get("source") or {}]
-        for source in sources:
-            try:
-                repo = parse_repo_url(str(source.get("repoURL") or ""), provider, self.s.settings.git.api_url)
-                raw = str(source.get("path") or "").strip().strip("/")
-                base_path = "" if raw in ("", ".") else check_repo_path(raw, directory=True)
-            except UnsupportedRepo:
-                continue
-            revision = str(source.get("targetRevision") or "HEAD")
-            base = await git.default_branch(repo) if revision == "HEAD" else revision
-            head = await git.branch_head(repo, base)
-            helm = source.get("helm") if isinstance(source.get("helm"), dict) else None
-            files = await git.list_files(repo, base_path, head, recursive=True)
-            kind: Literal["helm", "dir"] = "helm" if helm is not None or any(
-                f.rsplit("/", 1)[-1] == "Chart.yaml" for f in files) else "dir"  # fmt: skip
-            if kind == "helm":
-                wanted = [str(v) for v in (helm or {}).get("valueFiles") or []] or ["values.yaml"]
-                candidates = [f"{base_path}/{v}".lstrip("/") for v in wanted if not v.startswith(("$", "/"))]
-            else:
-                candidates = sorted(f for f in files if f.endswith((".yaml", ".yml")))[:MAX_FILES]
-            for path in candidates:
-                if path not in files:
-                    continue
-                file = await git.get_file(repo, path, head)
-                form = _form(file.text)
-                if form == "configmap" or (form == "helm" and kind == "helm"):
-                    return CMFile(repo, base, head, file, form)
-        name = str((app.get("metadata") or {}).get("name") or "")
-        return wording.SLACK_CM_NOT_FOUND.format(app=name)
+        """The file holding argocd-cm, or why it was not found (a sentence): :func:`bot.runtime.cmfile.locate`."""
+        g = self.s.settings.git
+        return await locate(g.argocd_cm_definition, g.provider, g.api_url, argocd, git)
 
     # --- the follow-up ----------------------------------------------------------------------------------
     async def merged(self, fix_id: str, record: dict[str, Any]) -> None:
@@ -352,6 +347,18 @@ class SystemFix:
                                  key=str(record.get("key") or ""))  # fmt: skip
             await self.s.outbox.post(str(place[0]), message, thread_ts=str(place[1]),
                                      key=f"system-merged:{fix_id}:{pr.number}:{app}")  # fmt: skip
+
+
+def cm_snippet(key: str, rule: dict[str, list[str]]) -> str:
+    """The argocd-cm entry as a person pastes it under ``data:`` (or argo-helm's ``configs.cm:``): the key and the
+    rule as a literal block, never a quoted string."""
+    body = yaml.safe_dump(rule, sort_keys=False, default_flow_style=False)
+    return f"{key}: |\n" + "".join(f"  {line}\n" for line in body.splitlines())
+
+
+def _of(pair: tuple[dict[str, Any] | None, dict[str, Any] | None], group: str, kind: str) -> bool:
+    obj = pair[1] if pair[1] is not None else pair[0]
+    return obj is not None and obj.get("kind") == kind and group_of(str(obj.get("apiVersion") or "")) == group
 
 
 def rule_text_of(state: SystemFixState) -> str:

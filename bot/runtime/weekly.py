@@ -6,17 +6,21 @@ cause over the last :data:`WEEKS` weeks, uploaded with Slack's files API (``file
 The hours come from the sweep (:meth:`record_hours`, every sweep: each OutOfSync app of the fleet index counts
 for its main cause), the merged rules from the PR follow-up (:meth:`record_merged`); both are kept 10 weeks
 (:mod:`bot.store.fleet`). The message and the chart are each posted once per week (outbox keys), whichever replica
-or retry runs it. Only the apps whose alerts go to the alert channel are listed there.
+or retry runs it. The chart is drawn in a child process (:func:`draw_chart`): matplotlib is never resident in a
+replica. Only the apps whose alerts go to the alert channel are listed there.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sys
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot.report.chart import drift_chart
 from bot.runtime.services import Services
 from bot.slack.render.weekly import weekly_message
 from bot.store.fleet import FleetEntry
@@ -41,6 +45,19 @@ def recent_weeks(now: float, count: int = WEEKS) -> list[str]:
 def main_cause(entry: FleetEntry) -> str:
     causes = Counter(f.cause for f in entry.findings)
     return min(causes, key=lambda c: (-causes[c], c)) if causes else "unknown"
+
+
+async def draw_chart(weeks: Sequence[str], seconds: Mapping[str, Mapping[str, float]]) -> bytes:
+    """The chart of :func:`bot.report.chart.drift_chart`, drawn in a child process: matplotlib, numpy and Pillow
+    (about 55 MB) are loaded there for a few seconds once a week, never kept by the replica, and the drawing does
+    not hold up the replica's event loop."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.report.chart", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)  # fmt: skip
+    png, err = await child.communicate(json.dumps({"weeks": list(weeks), "seconds": seconds}).encode())
+    if child.returncode != 0:
+        raise RuntimeError(f"the weekly chart could not be drawn: {err.decode(errors='replace').strip()[-300:]}")
+    return png
 
 
 class WeeklyReport:
@@ -72,6 +89,6 @@ class WeeklyReport:
         week = weeks[-1]
         _, ts = await self.s.outbox.post(channel, weekly_message(week, len(weeks), longest, merged),
                                          key=f"weekly:{week}")  # fmt: skip
-        await self.s.outbox.upload(channel, ts, f"argo-why-drift-{week}.png", drift_chart(weeks, seconds),
+        await self.s.outbox.upload(channel, ts, f"argo-why-drift-{week}.png", await draw_chart(weeks, seconds),
                                    wording.SLACK_WEEKLY_CHART_TITLE, key=f"weekly-chart:{week}")  # fmt: skip
         return len(longest)

@@ -126,7 +126,7 @@ class Worker:
         self.s.metrics.analyses.labels(outcome="failed").inc()
         try:
             if not (isinstance(job, WebhookJob) and await self.alerts.failure_to_digest(job, failure)):
-                channel, thread_ts = await self._failure_target(job)
+                channel, thread_ts = await self._failure_target(job, failure)
                 if channel:
                     app = job.app if isinstance(job, WebhookJob | CommandJob) else "app"
                     message = analysis_failed_message(app, str(failure))
@@ -137,12 +137,14 @@ class Worker:
         await self.s.queue.dead_letter(entry, str(failure), retry=failure.retryable and isinstance(job, WebhookJob))
         self.s.metrics.dead_letters.inc()
 
-    async def _failure_target(self, job: Job) -> tuple[str | None, str | None]:
+    async def _failure_target(self, job: Job, failure: AnalysisFailed) -> tuple[str | None, str | None]:
         if isinstance(job, WebhookJob):
             ref = await self.s.store.get_thread(job.body.app_key)
             if ref is not None:
                 return ref.channel, ref.ts
-            return (await self.alerts.router.route(job.app, job.body.app.namespace, job.body.app.project)).channel, None
+            routed = await self.alerts.router.route_read(job.app, job.body.app.namespace, job.body.app.project,
+                                                         failure.reads)  # fmt: skip
+            return routed.channel, None
         if isinstance(job, CommandJob):
             return job.channel, None
         if isinstance(job, HomeJob):

@@ -62,7 +62,8 @@ key                                    value                                    
                                        PR button for that fix (all become the PR's link)       add (14 days)
 =====================================  ======================================================  ======================
 
-The fleet index's keys (``<p>fleet:apps``, ``<p>fleet:sig:<sig_id>``) are listed in :mod:`bot.store.fleet`.
+The fleet index's keys (``<p>fleet:apps``, ``<p>fleet:sig:<sig_id>``) are listed in :mod:`bot.store.fleet`, its
+objects' (``<p>fleet:objects:<app_key>``) in :mod:`bot.store.fleetobjects`.
 """
 
 from __future__ import annotations

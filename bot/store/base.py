@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from bot.errors import ArgoWhyError
 from bot.store.fleet import FleetIndex
+from bot.store.fleetobjects import FleetObjects
 from bot.store.records import ThreadRef
 
 log = logging.getLogger("bot.store")
@@ -44,6 +45,11 @@ class Store(Protocol):
     @property
     def fleet(self) -> FleetIndex:
         """The fleet index (:mod:`bot.store.fleet`): the current findings of every OutOfSync app."""
+        ...
+
+    @property
+    def fleet_objects(self) -> FleetObjects:
+        """The objects the bot last read of each app (:mod:`bot.store.fleetobjects`), for the system-level rule."""
         ...
 
     async def ping(self) -> None: ...

@@ -25,6 +25,7 @@ from bot.store.base import (
     thread_from_json,
 )
 from bot.store.fleet import MemoryFleetIndex
+from bot.store.fleetobjects import MemoryFleetObjects
 from bot.store.records import ThreadRef
 
 
@@ -59,6 +60,7 @@ class MemoryStore:
         self._buttons: dict[str, tuple[dict[str, str], float]] = {}
         self._writes = 0
         self.fleet = MemoryFleetIndex()
+        self.fleet_objects = MemoryFleetObjects()
 
     def _wrote(self) -> None:
         self._writes += 1

@@ -30,6 +30,7 @@ from bot.store.base import (
 )
 from bot.store.connection import RedisGuard, connect
 from bot.store.fleet import RedisFleetIndex
+from bot.store.fleetobjects import RedisFleetObjects
 from bot.store.records import ThreadRef
 
 # Compare-and-act in one server-side step: a GET followed by PEXPIRE/DEL from the client could act on a lock
@@ -71,6 +72,7 @@ class RedisStore:
         self._release = client.register_script(_RELEASE)
         self._hdel_unchanged = client.register_script(_HDEL_UNCHANGED)
         self.fleet = RedisFleetIndex(client, prefix, self._guard)
+        self.fleet_objects = RedisFleetObjects(client, prefix, self._guard)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "argo-why:") -> RedisStore:

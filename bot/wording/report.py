@@ -684,14 +684,16 @@ MANAGED_FIELDS_PROBLEMS = {
 
 # --- the system-level rule of a fleet-wide drift (bot/analysis/systemrule.py) ---
 AND_MORE = " and {count} more"
-SYSTEM_RULE_WHOLE_SECTION = "no system-level rule: {path} is a whole section, and hiding it in every app is too broad"
-SYSTEM_RULE_HIDES_GIT = (
-    "no system-level rule: it would also hide {count} Git-managed fields in other objects, whose Git changes would "
-    "stop syncing: {fields}"
-)
+# each is the reason alone, said after "No system-level rule is offered: " (bot/wording/slack.py)
+SYSTEM_RULE_WHOLE_SECTION = "{path} is a whole section, and hiding it in every app is too broad"
+SYSTEM_RULE_HIDES_GIT = "it would also hide {count} in other objects, whose Git changes would stop syncing: {fields}"
+GIT_MANAGED_FIELDS = ("{count} Git-managed field", "{count} Git-managed fields")
 SYSTEM_RULE_UNCHECKED = (
-    "no system-level rule: {count} of the {total} apps could not be checked (more than 1 in 10), so what it would "
-    "hide is not known: {apps}"
+    "{count} of the {total} apps could not be checked (more than 1 in 10), so what it would hide is not known: {apps}"
+)
+SYSTEM_RULE_PENDING = (
+    "{count} of the {total} apps drift and are not analysed yet (more than 1 in 10), so what it would hide is not "
+    "known yet: {apps}"
 )
 
 # --- the weekly report's chart (bot/report/chart.py) ---

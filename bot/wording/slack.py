@@ -288,6 +288,15 @@ SLACK_FLEET_RADIUS_NONE = "It hides nothing else in the {checked} apps checked."
 SLACK_FLEET_RADIUS = "Beyond this drift it also hides {fields} in {objects} of {apps}: {names}."
 SLACK_FLEET_UNCHECKED = ("{count} app could not be checked.", "{count} apps could not be checked.")
 SLACK_FLEET_NO_RULE = "No system-level rule is offered: {reason}"
+SLACK_SYSTEM_ONLY = (
+    "A system-level rule changes every application of this Argo CD: only {approvers} may approve it (two of them), "
+    "so nothing was done. Ask one of them to click."
+)
+SLACK_SYSTEM_REFUSED_NOW = "No PR was opened for {app}: checked again now, {reason}"
+SLACK_SYSTEM_CHANGED = (
+    "No PR was opened for {app}: this drift is no longer in several apps, or its rule changed since it was offered."
+)
+SLACK_FLEET_PENDING = ("{count} app that drifts is not analysed yet.", "{count} apps that drift are not analysed yet.")
 SLACK_BUTTON_SYSTEM_RULE = "Open PR: system-level rule"
 SLACK_SYSTEM_CONFIRM_TITLE = "Open a PR to argocd-cm?"
 SLACK_SYSTEM_CONFIRM_TEXT = (

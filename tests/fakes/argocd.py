@@ -96,6 +96,7 @@ def argocd_diffs(
 class FakeArgoCD(FailureInjection, fake_argocd.FakeArgoCD):
     def __init__(self) -> None:
         self._denied: set[str] = set()
+        self._lost: set[str] = set()
         super().__init__()
 
     def drop_cached_managed_fields(self, app_name: str, app_namespace: str = "argocd") -> None:
@@ -108,6 +109,12 @@ class FakeArgoCD(FailureInjection, fake_argocd.FakeArgoCD):
                     live.get("metadata", {}).pop("managedFields", None)
                     diff["liveState"] = _state(live)
 
+    def lose_resources(self, app_name: str) -> None:
+        """``managed-resources`` of ``app_name`` answers what Argo CD answers when its controller's cache has lost
+        the app (500 ``cache: key is missing``); the app is still listed and read."""
+        with self._lock:
+            self._lost.add(app_name)
+
     def deny(self, app_name: str) -> None:
         """Every call about ``app_name`` answers 403 ``permission denied``; lists leave it out (RBAC-filtered)."""
         with self._lock:
@@ -119,6 +126,7 @@ class FakeArgoCD(FailureInjection, fake_argocd.FakeArgoCD):
             self._apps.clear()
             self._projects.clear()
             self._denied.clear()
+            self._lost.clear()
 
     def failure(self, status: int, message: str | None) -> Response:
         code, default = {
@@ -136,6 +144,11 @@ class FakeArgoCD(FailureInjection, fake_argocd.FakeArgoCD):
         if name in self._denied:
             raise _permission_denied()
         return super()._lookup(request, name)
+
+    def _managed_resources(self, request: Request, app: _App) -> Obj:
+        if app.name in self._lost:
+            raise ApiError(500, 2, "error getting cached app managed resources: cache: key is missing")
+        return super()._managed_resources(request, app)
 
     def _list(self, request: Request) -> Obj:
         body = super()._list(request)

@@ -45,6 +45,8 @@ def _radius(rule: SystemRule) -> str:
                    apps=escape(plural(wording.SLACK_APPS, len(r.apps))), names=_names(r.fields))  # fmt: skip
     if r.unchecked:
         out += " " + escape(plural(wording.SLACK_FLEET_UNCHECKED, len(r.unchecked)))
+    if r.pending:
+        out += " " + escape(plural(wording.SLACK_FLEET_PENDING, len(r.pending)))
     return out
 
 
