@@ -1,0 +1,208 @@
+"""The whole bot against a real Argo CD: what the e2e tests (tests/e2e/) share, one per test session.
+
+:class:`E2E` holds the running parts: the real Argo CD (:class:`~tests.harness.argocd_stack.ArgoCDStack`) on the
+real kube-apiserver, the fake Slack, the fake GitHub serving ``acme/gitops`` (a real bare repository, which is also
+the repository Argo CD reads: ``repo_url`` is its ``file://`` URL, so a merged pull request is what Argo CD reads
+next), and the real bot, ``argo-why serve`` in a process of its own, configured by its environment as a Deployment
+configures it, with the Argo CD token deploy/README.md makes and Argo CD's notifications webhook pointing at it.
+
+Helpers, all through Argo CD's API as a person or the controller would act (never by writing Argo CD's objects):
+``add_files`` (a push to the repository), ``create_app`` (``POST /api/v1/applications``), ``sync``, ``refresh``,
+``app``/``wait_app``; the cluster's writers come from ``tests.live.writers.Cluster`` (``cluster``); ``why`` sends
+``/argo why`` as Slack does; ``threads`` reads what the bot posted for an app. Tests use their own app names and
+destination namespaces, so they share one stack and one bot and never see each other's apps.
+
+Reusable recordings (:mod:`tests.harness.argocd_cases`) build on these: Git ahead after a sync, a resource removed
+from Git with prune off, a sync that leaves a resource missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+import time
+import urllib.error
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import yaml
+from pydantic import SecretStr
+
+from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
+from tests.fakes.git import FakeGitHub
+from tests.fakes.slack import FakeSlack, signed_headers, slash_command_body
+from tests.harness.argocd_stack import IN_CLUSTER, KUBE_CONTEXT, ArgoCDStack
+from tests.live.writers import Cluster
+from tests.service_kit import BotProcess
+
+CHANNEL = "C0ALERTS"
+REPO = "acme/gitops"
+APPROVER = "U0ALICE"
+
+Obj = dict[str, Any]
+
+
+class Timeout(AssertionError):
+    """A condition was not met in time; the message says what was awaited and what was last seen."""
+
+
+def wait(check: Callable[[], Any], what: str, timeout: float = 60.0, interval: float = 0.2) -> Any:
+    """Poll ``check`` until it returns something truthy; that value. Raises :class:`Timeout` naming ``what``."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(interval)
+    raise Timeout(f"{what}: not within {timeout:.0f} s (last: {str(last)[:500]})")
+
+
+def bot_settings(stack: ArgoCDStack, slack: FakeSlack, github: FakeGitHub, redis_url: str) -> Settings:
+    """The bot as deploy/ configures it, pointed at the real Argo CD and the fakes."""
+    return Settings(
+        slack=SlackSettings(bot_token=SecretStr(slack.token), signing_secret=SecretStr(secrets.token_hex(16)),
+                            channel=CHANNEL, api_url=slack.url, channel_interval_s=0),
+        argocd=ArgoCDSettings(url=stack.url, token=SecretStr(stack.bot_token), retries=1,
+                              kubeconfig=str(stack.kube.kubeconfig), cluster_contexts={IN_CLUSTER: KUBE_CONTEXT}),
+        redis=RedisSettings(url=redis_url),
+        git=GitSettings(provider="github", token=SecretStr(github.token), api_url=github.api_url,
+                        approvers=[APPROVER], pr_poll_s=1),
+        runtime=RuntimeSettings(webhook_token=SecretStr(stack.webhook_token), workers=2, sweep_s=0,
+                                daily_summary_at=None, weekly_report_at=None, remind_after_h=0,
+                                digest_threshold=10_000, fleet_min_apps=10_000),
+    )  # fmt: skip
+
+
+@dataclass
+class E2E:
+    stack: ArgoCDStack
+    slack: FakeSlack
+    github: FakeGitHub
+    cluster: Cluster
+    bot: BotProcess
+    settings: Settings
+
+    @property
+    def repo_url(self) -> str:
+        return f"file://{self.github.repo(REPO).path}"
+
+    # -- Git and Argo CD ---------------------------------------------------------------------------------------------
+
+    def add_files(self, files: dict[str, Obj | list[Obj] | str | None], message: str = "Update") -> str:
+        """Push ``files`` (objects are written as YAML; None deletes) to main; the new commit."""
+        text = {path: None if body is None else body if isinstance(body, str) else _yaml(body)
+                for path, body in files.items()}  # fmt: skip
+        return self.github.advance(REPO, text, message=message)
+
+    def create_app(self, name: str, path: str, dest_namespace: str, *, namespace: str = "argocd",
+                   project: str = "default", sync_options: list[str] | None = None,
+                   annotations: dict[str, str] | None = None, automated: bool = False) -> Obj:  # fmt: skip
+        """An Application of ``path`` in the repository, created through the API as a person does."""
+        spec: Obj = {"project": project, "destination": {"server": IN_CLUSTER, "namespace": dest_namespace},
+                     "source": {"repoURL": self.repo_url, "targetRevision": "main", "path": path}}  # fmt: skip
+        policy: Obj = {}
+        if sync_options:
+            policy["syncOptions"] = sync_options
+        if automated:
+            policy["automated"] = {"prune": False, "selfHeal": False}
+        if policy:
+            spec["syncPolicy"] = policy
+        meta: Obj = {"name": name, "namespace": namespace, "annotations": annotations or {}}
+        return dict(self.stack.api("POST", "/api/v1/applications", {"metadata": meta, "spec": spec}))
+
+    def app(self, name: str, namespace: str = "argocd", *, refresh: str | None = None) -> Obj:
+        query = f"?appNamespace={namespace}" + (f"&refresh={refresh}" if refresh else "")
+        return dict(self.stack.api("GET", f"/api/v1/applications/{quote(name)}{query}"))
+
+    def wait_app(self, name: str, check: Callable[[Obj], bool], what: str, *, namespace: str = "argocd",
+                 timeout: float = 60.0) -> Obj:  # fmt: skip
+        seen: dict[str, Obj] = {}
+
+        def probe() -> Obj | None:
+            seen["app"] = self.app(name, namespace)
+            return seen["app"] if check(seen["app"]) else None
+
+        try:
+            return dict(wait(probe, f"{namespace}/{name}: {what}", timeout))
+        except Timeout as e:
+            status = seen.get("app", {}).get("status", {})
+            raise Timeout(f"{e}\nstatus: {json.dumps(status)[:3000]}\n{self.stack.logs_tail(1500)}") from None
+
+    def sync(self, name: str, namespace: str = "argocd", *, expect: str = "Synced") -> Obj:
+        """``argocd app sync``: POST .../sync, then wait until the operation finished and the status is ``expect``."""
+        before = (self.app(name, namespace).get("status", {}).get("operationState") or {}).get("finishedAt")
+        self.stack.api("POST", f"/api/v1/applications/{quote(name)}/sync",
+                       {"appNamespace": namespace, "prune": False})  # fmt: skip
+        return self.wait_app(name, lambda a: _finished(a, before) and a["status"]["sync"]["status"] == expect,
+                             f"sync to {expect}", namespace=namespace)  # fmt: skip
+
+    def refresh(self, name: str, namespace: str = "argocd") -> Obj:
+        """A hard refresh (``argocd app get --hard-refresh``): Argo CD reads Git again."""
+        return self.app(name, namespace, refresh="hard")
+
+    def managed_resources(self, name: str, namespace: str = "argocd") -> list[Obj]:
+        body = self.stack.api("GET", f"/api/v1/applications/{quote(name)}/managed-resources?appNamespace={namespace}")
+        return list(body.get("items") or [])
+
+    def api_error(self, method: str, path: str, token: str | None) -> tuple[int, Obj]:
+        """Status and JSON body of a request that fails."""
+        try:
+            self.stack.api(method, path, token=token)
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+        raise AssertionError(f"{method} {path} did not fail")
+
+    # -- the bot and Slack -------------------------------------------------------------------------------------------
+
+    def parents(self, app: str) -> list[Obj]:
+        """The bot's top-level messages in the alert channel about ``app``."""
+        return [m for m in self.slack.messages(CHANNEL) if re.search(rf"\b{re.escape(app)}\b", m.get("text", ""))]
+
+    def thread_text(self, parent: Obj) -> str:
+        """Everything said in a parent and its thread (texts and blocks), for assertions on words."""
+        replies = self.slack.thread(CHANNEL, parent["ts"])
+        return json.dumps([parent, *replies])
+
+    def why(self, target: str, *, user: str = APPROVER, channel: str = CHANNEL) -> None:
+        """``/argo why target`` as Slack POSTs it to the bot."""
+        body = slash_command_body("/argo", f"why {target}", user_id=user, channel_id=channel,
+                                  response_url=self.slack)  # fmt: skip
+        self.slack_post(body)
+
+    def slack_post(self, body: bytes) -> httpx.Response:
+        secret = self.settings.slack.signing_secret
+        assert secret is not None
+        resp = httpx.post(f"{self.bot.url}/slack/events", content=body,
+                          headers=signed_headers(secret.get_secret_value(), body), timeout=30)  # fmt: skip
+        assert resp.status_code == 200, (resp.status_code, resp.text, self.bot.stderr())
+        return resp
+
+    def webhooks_received(self) -> int:
+        """How many notifications webhooks the bot took (its own counter, ``argo_why_webhooks_total``)."""
+        text = httpx.get(f"{self.bot.url}/metrics", timeout=10).text
+        return int(sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                       if line.startswith("argo_why_webhooks_total")))  # fmt: skip
+
+    def ready(self) -> None:
+        asyncio.run(self.bot.ready(60))
+
+
+def _finished(app: Obj, before: str | None) -> bool:
+    op = app.get("status", {}).get("operationState") or {}
+    return op.get("phase") in ("Succeeded", "Failed", "Error") and op.get("finishedAt") != before
+
+
+def _yaml(body: Obj | list[Obj]) -> str:
+    docs = body if isinstance(body, list) else [body]
+    return yaml.safe_dump_all(docs, sort_keys=False)
+
+
+def namespace_for(test: str) -> str:
+    """A destination namespace of its own for one test (``e2e-<test>-<random>``)."""
+    return f"e2e-{test}-{secrets.token_hex(2)}"[:63]
