@@ -3,14 +3,15 @@
 :class:`E2E` holds the running parts: the real Argo CD (:class:`~tests.harness.argocd_stack.ArgoCDStack`) on the
 real kube-apiserver, the fake Slack, the fake GitHub serving ``acme/gitops`` (a real bare repository, which is also
 the repository Argo CD reads: ``repo_url`` is its ``file://`` URL, so a merged pull request is what Argo CD reads
-next), and the real bot, ``argo-why serve`` in a process of its own, configured by its environment as a Deployment
-configures it, with the Argo CD token deploy/README.md makes and Argo CD's notifications webhook pointing at it.
+next), the recording relay of the notifications webhook (``tap``), and the real bot, ``argo-why serve`` in a
+process of its own, configured by its environment as a Deployment configures it, with the Argo CD token
+deploy/README.md makes.
 
 Helpers, all through Argo CD's API as a person or the controller would act (never by writing Argo CD's objects):
 ``add_files`` (a push to the repository), ``create_app`` (``POST /api/v1/applications``), ``sync``, ``refresh``,
 ``app``/``wait_app``; the cluster's writers come from ``tests.live.writers.Cluster`` (``cluster``); ``why`` sends
-``/argo why`` as Slack does; ``threads`` reads what the bot posted for an app. Tests use their own app names and
-destination namespaces, so they share one stack and one bot and never see each other's apps.
+``/argo why`` as Slack does; ``parents``/``thread_text`` read what the bot posted for an app. Tests use their own
+app names and destination namespaces, so they share one stack and one bot and never see each other's apps.
 
 Reusable recordings (:mod:`tests.harness.argocd_cases`) build on these: Git ahead after a sync, a resource removed
 from Git with prune off, a sync that leaves a resource missing.
@@ -37,6 +38,7 @@ from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettin
 from tests.fakes.git import FakeGitHub
 from tests.fakes.slack import FakeSlack, signed_headers, slash_command_body
 from tests.harness.argocd_stack import IN_CLUSTER, KUBE_CONTEXT, ArgoCDStack
+from tests.harness.webhook_tap import WebhookTap
 from tests.live.writers import Cluster
 from tests.service_kit import BotProcess
 
@@ -63,6 +65,21 @@ def wait(check: Callable[[], Any], what: str, timeout: float = 60.0, interval: f
     raise Timeout(f"{what}: not within {timeout:.0f} s (last: {str(last)[:500]})")
 
 
+def wait_for(fetch: Callable[[], Any], accept: Callable[[Any], bool], what: str, timeout: float = 60.0) -> Any:
+    """Poll ``fetch`` until ``accept`` takes its value; that value. Raises :class:`Timeout` naming ``what``."""
+    box: list[Any] = [None]
+
+    def probe() -> bool:
+        box[0] = fetch()
+        return accept(box[0])
+
+    try:
+        wait(probe, what, timeout)
+    except Timeout as e:
+        raise Timeout(f"{e}; last value: {str(box[0])[:1500]}") from None
+    return box[0]
+
+
 def bot_settings(stack: ArgoCDStack, slack: FakeSlack, github: FakeGitHub, redis_url: str) -> Settings:
     """The bot as deploy/ configures it, pointed at the real Argo CD and the fakes."""
     return Settings(
@@ -87,6 +104,7 @@ class E2E:
     cluster: Cluster
     bot: BotProcess
     settings: Settings
+    tap: WebhookTap
 
     @property
     def repo_url(self) -> str:
@@ -150,13 +168,12 @@ class E2E:
         body = self.stack.api("GET", f"/api/v1/applications/{quote(name)}/managed-resources?appNamespace={namespace}")
         return list(body.get("items") or [])
 
-    def api_error(self, method: str, path: str, token: str | None) -> tuple[int, Obj]:
-        """Status and JSON body of a request that fails."""
+    def answer(self, method: str, path: str, token: str | None) -> tuple[int, Any]:
+        """Status and JSON body of a request with ``token``, whether it succeeds or fails."""
         try:
-            self.stack.api(method, path, token=token)
+            return 200, self.stack.api(method, path, token=token)
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read() or b"{}")
-        raise AssertionError(f"{method} {path} did not fail")
 
     # -- the bot and Slack -------------------------------------------------------------------------------------------
 
