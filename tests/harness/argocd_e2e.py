@@ -152,11 +152,15 @@ class E2E:
             status = seen.get("app", {}).get("status", {})
             raise Timeout(f"{e}\nstatus: {json.dumps(status)[:3000]}\n{self.stack.logs_tail(1500)}") from None
 
-    def sync(self, name: str, namespace: str = "argocd", *, expect: str = "Synced") -> Obj:
-        """``argocd app sync``: POST .../sync, then wait until the operation finished and the status is ``expect``."""
+    def sync(self, name: str, namespace: str = "argocd", *, expect: str = "Synced",
+             resources: list[Obj] | None = None) -> Obj:  # fmt: skip
+        """``argocd app sync [--resource ...]``: POST .../sync, then wait until the operation finished and the status
+        is ``expect``."""
         before = (self.app(name, namespace).get("status", {}).get("operationState") or {}).get("finishedAt")
-        self.stack.api("POST", f"/api/v1/applications/{quote(name)}/sync",
-                       {"appNamespace": namespace, "prune": False})  # fmt: skip
+        body: Obj = {"appNamespace": namespace, "prune": False}
+        if resources:
+            body["resources"] = resources
+        self.stack.api("POST", f"/api/v1/applications/{quote(name)}/sync", body)
         return self.wait_app(name, lambda a: _finished(a, before) and a["status"]["sync"]["status"] == expect,
                              f"sync to {expect}", namespace=namespace)  # fmt: skip
 
