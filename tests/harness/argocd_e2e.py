@@ -36,7 +36,7 @@ from pydantic import SecretStr
 
 from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 from tests.fakes.git import FakeGitHub
-from tests.fakes.slack import FakeSlack, signed_headers, slash_command_body
+from tests.fakes.slack import FakeSlack, block_action_body, signed_headers, slash_command_body
 from tests.harness.argocd_stack import IN_CLUSTER, KUBE_CONTEXT, ArgoCDStack
 from tests.harness.webhook_tap import WebhookTap
 from tests.live.writers import Cluster
@@ -227,3 +227,16 @@ def _yaml(body: Obj | list[Obj]) -> str:
 def namespace_for(test: str) -> str:
     """A destination namespace of its own for one test (``e2e-<test>-<random>``)."""
     return f"e2e-{test}-{secrets.token_hex(2)}"[:63]
+
+
+def click(e2e: E2E, message: Obj, action_id: str, user: str = APPROVER) -> None:
+    """``user`` clicks the button ``action_id`` of ``message`` (a confirmed click, as Slack sends it)."""
+    for block in message.get("blocks") or []:
+        for element in block.get("elements") or []:
+            if element.get("action_id") == action_id:
+                body = block_action_body(action_id, str(element["value"]), user_id=user, channel_id=CHANNEL,
+                                         message_ts=message["ts"], block_id=str(block["block_id"]),
+                                         response_url=e2e.slack, message=message)  # fmt: skip
+                e2e.slack_post(body)
+                return
+    raise AssertionError(f"no {action_id} button in {message.get('text')!r}")
