@@ -74,11 +74,11 @@ def e2e(argocd_stack: ArgoCDStack, kube_server: KubeServer, webhook_tap: Webhook
             world.ready()
             yield world
         finally:
+            if request.session.testsfailed:
+                sys.stderr.write(f"\nargo-why serve's log (tail):\n{bot.stderr()}\n")
             bot.close()
             cluster.close()
             redis.stop()
-            if request.session.testsfailed:
-                sys.stderr.write(f"\nargo-why serve's log (tail):\n{bot.stderr()}\n")
 
 
 __all__ = ["CHANNEL"]

@@ -13,7 +13,7 @@ import pytest
 
 from tests.harness import argocd_cases
 from tests.harness.argocd_cases import Recording
-from tests.harness.argocd_e2e import E2E, wait
+from tests.harness.argocd_e2e import E2E
 
 pytestmark = pytest.mark.argocd
 
@@ -29,7 +29,7 @@ def checked(e2e: E2E, rec: Recording) -> dict[str, Any]:
     assert body["app"] == {"name": rec.name, "namespace": "argocd", "project": "default"}
     assert body["operationState"]["phase"] == "Succeeded" and body["sync"]["status"] == "OutOfSync"
     assert body["sync"]["revision"] == rec.application["status"]["sync"]["revision"]
-    wait(lambda: e2e.parents(rec.name), f"the bot's answer about {rec.name}", 60)
+    e2e.wait_parents(rec.name, f"the bot's answer about {rec.name}")
     return dict(body)
 
 

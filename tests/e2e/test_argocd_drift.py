@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness.argocd_e2e import E2E, namespace_for, wait
+from tests.harness.argocd_e2e import E2E, namespace_for, wait_for
 from tests.harness.argocd_objects import configmap, deployment, hpa, ref
 
 pytestmark = pytest.mark.argocd
@@ -19,14 +19,15 @@ def synced_app(e2e: E2E, name: str, files: dict[str, object], *, sync_options: l
     e2e.add_files({f"apps/{name}/{path}": body for path, body in files.items()}, f"add {name}")  # type: ignore[misc]
     e2e.create_app(name, f"apps/{name}", ns, sync_options=sync_options)
     e2e.sync(name)
+    e2e.past_grace(name)
     return ns
 
 
 def one_thread(e2e: E2E, app: str) -> str:
     """The one parent the bot posted for ``app``, with its thread, as text."""
-    parent = wait(lambda: e2e.parents(app), f"the bot's alert for {app}", 60)
-    text = wait(lambda: (lambda t: t if "Cause" in t else None)(e2e.thread_text(parent[0])),
-                f"the explanation in {app}'s thread", 30)  # fmt: skip
+    parent = e2e.wait_parents(app, f"the bot's alert for {app}")
+    text = wait_for(lambda: e2e.thread_text(parent[0]), lambda t: "Cause" in t, f"the explanation in {app}'s thread",
+                    30)  # fmt: skip
     assert len(e2e.parents(app)) == 1, e2e.parents(app)
     return str(text)
 

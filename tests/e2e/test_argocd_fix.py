@@ -46,8 +46,9 @@ def test_an_approved_pr_merged_in_git_makes_the_app_synced_and_the_thread_says_s
     e2e.create_app(f"{name}-root", f"argocd/{name}", "argocd", automated=True)
     wait(lambda: exists(e2e, name), "the child Application, applied by its parent", 60)
     e2e.sync(name)
+    e2e.past_grace(name)
     e2e.cluster.autoscale(ref(web, ns), 5)
-    [parent] = wait(lambda: e2e.parents(name), "the alert", 60)
+    [parent] = e2e.wait_parents(name, "the alert")
 
     click(e2e, parent, "open_pr")
     [pr] = wait(lambda: e2e.github.pulls(REPO), "the pull request", 60)

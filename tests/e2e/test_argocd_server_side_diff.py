@@ -4,11 +4,9 @@ dry-run apply, which runs the webhook too, so Argo CD shows no drift: no alert, 
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from tests.harness.argocd_e2e import E2E, namespace_for, wait_for
+from tests.harness.argocd_e2e import E2E, namespace_for
 from tests.harness.argocd_objects import deployment, ref
 from tests.live.webhook import DIGEST, SidecarInjector, sidecar_injector  # noqa: F401  (fixture)
 
@@ -30,14 +28,11 @@ def test_a_webhooks_change_under_server_side_diff_is_no_drift_and_why_says_so(
     e2e.sync(name)  # Synced although the live image is a digest: the dry run gets the same digest
     live = e2e.cluster.get(ref(web, ns))
     assert live["spec"]["template"]["spec"]["containers"][0]["image"] == f"nginx@{DIGEST}"
-    app = e2e.refresh(name)
-    e2e.wait_app(name, lambda a: a["status"].get("reconciledAt", "") > app["status"].get("reconciledAt", ""),
-                 "compared again")  # fmt: skip
-    time.sleep(1.5)  # the notifications controller reacts within a fraction of a second
+    e2e.quiet_after_sync(name)
     assert e2e.app(name)["status"]["sync"]["status"] == "Synced"
     assert e2e.tap.for_app(name) == [] and e2e.parents(name) == []
 
     e2e.why(name)
 
-    [answer] = wait_for(lambda: e2e.parents(name), lambda p: len(p) == 1, "the answer to /argo why")
+    [answer] = e2e.wait_parents(name, "the answer to /argo why")
     assert "Synced" in answer["text"] and "OutOfSync" not in answer["text"], answer["text"]

@@ -43,13 +43,14 @@ def test_an_app_in_another_namespace_is_alerted_and_explained_on_demand(e2e: E2E
     e2e.add_files({f"apps/{name}/deployment.yaml": web})
     e2e.create_app(name, f"apps/{name}", ns, namespace=APPS_NAMESPACE, project="e2e-apps")
     e2e.sync(name, APPS_NAMESPACE)
+    e2e.past_grace(name, APPS_NAMESPACE)
     e2e.cluster.kubectl_edit(ref(web, ns), {"spec": {"template": {"spec": {"containers": [
         {"name": "web", "image": "nginx:1.25"}]}}}})  # fmt: skip
 
-    alert = wait(lambda: e2e.parents(name), "the notifications webhook's alert for apps/elsewhere", 60)
+    alert = e2e.wait_parents(name, "the notifications webhook's alert for apps/elsewhere")
     assert APPS_NAMESPACE in json.dumps(alert[0])
     e2e.why(f"{APPS_NAMESPACE}/{name}")
-    answers = wait_for(lambda: e2e.parents(name), lambda p: len(p) == 2, "the answer to /argo why")
+    answers = e2e.wait_parents(name, "the answer to /argo why", 2)
     text = e2e.thread_text(answers[1])
     assert "Cause: `manual-edit`" in text and "kubectl-edit" in text, text
 

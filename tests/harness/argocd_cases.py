@@ -53,6 +53,7 @@ def _synced(e2e: E2E, name: str, files: dict[str, Obj]) -> str:
     e2e.add_files({f"apps/{name}/{path}": body for path, body in files.items()}, f"add {name}")
     e2e.create_app(name, f"apps/{name}", ns)
     e2e.sync(name)
+    e2e.past_grace(name)
     return ns
 
 
@@ -88,4 +89,6 @@ def missing_after_sync(e2e: E2E, name: str) -> Recording:
     e2e.create_app(name, f"apps/{name}", ns)
     only = {"group": "apps", "kind": "Deployment", "name": name, "namespace": ns}
     e2e.sync(name, expect="OutOfSync", resources=[only])
+    e2e.past_grace(name)
+    e2e.refresh(name)  # a comparison now: the trigger is evaluated again (else at the controller's 60 s resync)
     return _recorded(e2e, name, ns)

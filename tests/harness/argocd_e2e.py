@@ -20,6 +20,7 @@ from Git with prune off, a sync that leaves a resource missing.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import re
 import secrets
@@ -37,12 +38,16 @@ from pydantic import SecretStr
 from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 from tests.fakes.git import FakeGitHub
 from tests.fakes.slack import FakeSlack, block_action_body, signed_headers, slash_command_body
+from tests.go_tools import ROOT
 from tests.harness.argocd_stack import IN_CLUSTER, KUBE_CONTEXT, ArgoCDStack
 from tests.harness.webhook_tap import WebhookTap
 from tests.live.writers import Cluster
 from tests.service_kit import BotProcess
 
 CHANNEL = "C0ALERTS"
+TRIGGER = ROOT / "deploy" / "argocd-notifications" / "argocd-notifications-cm.patch.yaml"
+GRACE_S = float(re.search(r"Seconds\(\) >= (\d+)", TRIGGER.read_text()).group(1))  # type: ignore[union-attr]
+"""The shipped trigger waits this long after a sync before it fires (a comparison that early may be stale)."""
 REPO = "acme/gitops"
 APPROVER = "U0ALICE"
 
@@ -164,6 +169,26 @@ class E2E:
         return self.wait_app(name, lambda a: _finished(a, before) and a["status"]["sync"]["status"] == expect,
                              f"sync to {expect}", namespace=namespace)  # fmt: skip
 
+    def past_grace(self, name: str, namespace: str = "argocd") -> None:
+        """Wait until the shipped trigger may fire for the app's last sync (:data:`GRACE_S` after it finished; the
+        time is in whole seconds), so that a drift made now is sent at once rather than at the next resync."""
+        finished = self.app(name, namespace)["status"]["operationState"]["finishedAt"]
+        at = datetime.datetime.fromisoformat(finished.replace("Z", "+00:00")).timestamp() + GRACE_S + 1.0
+        time.sleep(max(0.0, at - time.time()))
+
+    def quiet_after_sync(self, name: str, namespace: str = "argocd") -> Obj:
+        """Past the trigger's grace after the last sync, a comparison (a refresh) and a moment for the notifications
+        controller to evaluate the trigger on it (it reacts within a fraction of a second): the app as it then was.
+        What "no alert" is checked after."""
+        self.past_grace(name, namespace)
+        before = self.app(name, namespace)["status"]["reconciledAt"]
+        self.refresh(name, namespace)
+        seen = self.wait_app(
+            name, lambda a: a["status"]["reconciledAt"] > before, "compared again", namespace=namespace
+        )
+        time.sleep(1.5)
+        return seen
+
     def refresh(self, name: str, namespace: str = "argocd") -> Obj:
         """A hard refresh (``argocd app get --hard-refresh``): Argo CD reads Git again."""
         return self.app(name, namespace, refresh="hard")
@@ -184,6 +209,16 @@ class E2E:
     def parents(self, app: str) -> list[Obj]:
         """The bot's top-level messages in the alert channel about ``app``."""
         return [m for m in self.slack.messages(CHANNEL) if re.search(rf"\b{re.escape(app)}\b", m.get("text", ""))]
+
+    def wait_parents(self, app: str, what: str, count: int = 1, timeout: float = 60.0) -> list[Obj]:
+        """The bot's parents about ``app`` once there are ``count``; on a timeout, what the webhook relay saw and
+        the bot's log."""
+        try:
+            return list(wait_for(lambda: self.parents(app), lambda p: len(p) >= count, what, timeout))
+        except Timeout as e:
+            sent = [(s.status, s.body) for s in self.tap.sent if app in json.dumps(s.body)]
+            raise Timeout(f"{e}\nwebhooks for {app} (status, body): {sent}\nargo-why serve's log:\n"
+                          f"{self.bot.stderr()}") from None  # fmt: skip
 
     def thread_text(self, parent: Obj) -> str:
         """Everything said in a parent and its thread (texts and blocks), for assertions on words."""
