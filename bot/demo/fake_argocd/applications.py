@@ -57,6 +57,27 @@ def _diff_key(diff: Obj) -> Key:
     return str(diff.get("group", "")), str(diff["kind"]), str(diff.get("namespace", "")), str(diff["name"])
 
 
+def deployment_health(live: Obj) -> Obj:
+    """gitops-engine's health of a Deployment (pkg/health/health_deployment.go), without the paused and
+    progress-deadline cases: Progressing, with Argo CD's message, until the controller has rolled out every replica."""
+    meta, spec, status = live.get("metadata") or {}, live.get("spec") or {}, live.get("status") or {}
+    if int(meta.get("generation") or 0) > int(status.get("observedGeneration") or 0):
+        message = "Waiting for rollout to finish: observed deployment generation less than desired generation"
+        return {"status": "Progressing", "message": message}
+    updated, replicas = int(status.get("updatedReplicas") or 0), spec.get("replicas")
+    if replicas is not None and updated < int(replicas):
+        message = f"Waiting for rollout to finish: {updated} out of {replicas} new replicas have been updated..."
+        return {"status": "Progressing", "message": message}
+    old, available = int(status.get("replicas") or 0) - updated, int(status.get("availableReplicas") or 0)
+    if old > 0:
+        return {"status": "Progressing", "message": f"Waiting for rollout to finish: {old} old replicas are pending "
+                                                    "termination..."}  # fmt: skip
+    if available < updated:
+        return {"status": "Progressing", "message": f"Waiting for rollout to finish: {available} of {updated} updated "
+                                                    "replicas are available..."}  # fmt: skip
+    return {"status": "Healthy"}
+
+
 def build_tree(resources: list[Obj], lives: dict[Key, Obj]) -> Obj:
     """The resource tree Argo CD shows for these resources: one node per live object (no children)."""
     nodes: list[Obj] = []
@@ -76,7 +97,9 @@ def build_tree(resources: list[Obj], lives: dict[Key, Obj]) -> Obj:
         node["uid"] = meta.get("uid") or str(uuid.uuid5(uuid.NAMESPACE_URL, "/".join(_diff_key(diff))))
         if meta.get("resourceVersion"):
             node["resourceVersion"] = meta["resourceVersion"]
-        if live.get("kind") in _HEALTH_KINDS:
+        if live.get("kind") == "Deployment":
+            node["health"] = deployment_health(live)
+        elif live.get("kind") in _HEALTH_KINDS:
             node["health"] = {"status": "Healthy"}
         if meta.get("creationTimestamp"):
             node["createdAt"] = meta["creationTimestamp"]
