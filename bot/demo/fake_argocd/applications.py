@@ -57,6 +57,27 @@ def _diff_key(diff: Obj) -> Key:
     return str(diff.get("group", "")), str(diff["kind"]), str(diff.get("namespace", "")), str(diff["name"])
 
 
+def listed_app(app: Obj) -> Obj:
+    """An Application as the list shows it: with ``resourceHealthSource: appTree`` (Argo CD 3.x) the resources'
+    health lives in the resource tree, and only a single Application's answer fills it in."""
+    status = app.get("status") or {}
+    if status.get("resourceHealthSource") != "appTree" or not status.get("resources"):
+        return app
+    resources = [{k: v for k, v in r.items() if k != "health"} for r in status["resources"]]
+    return {**app, "status": {**status, "resources": resources}}
+
+
+def default_project_meta() -> Obj:
+    """The metadata of the ``default`` AppProject argocd-server creates at start-up (its manager: ``argocd``)."""
+    fields: Obj = {"f:spec": {".": {}, "f:clusterResourceWhitelist": {}, "f:destinations": {}, "f:sourceRepos": {}},
+              "f:status": {}}  # fmt: skip
+    entry = {"manager": "argocd", "operation": "Update", "apiVersion": "argoproj.io/v1alpha1",
+             "time": "2026-10-20T12:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields}  # fmt: skip
+    return {"name": "default", "namespace": "argocd", "uid": "3662ec18-ed7d-42d9-98ef-44a5b2fbd480",
+            "resourceVersion": "1", "generation": 1, "creationTimestamp": "2026-10-20T12:00:00Z",
+            "managedFields": [entry]}  # fmt: skip
+
+
 def deployment_health(live: Obj) -> Obj:
     """gitops-engine's health of a Deployment (pkg/health/health_deployment.go), without the paused and
     progress-deadline cases: Progressing, with Argo CD's message, until the controller has rolled out every replica."""

@@ -45,7 +45,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from bot.demo.fake_argocd.applications import IN_CLUSTER, _diff_key, build_tree
+from bot.demo.fake_argocd.applications import _diff_key, build_tree, default_project_meta, listed_app
 from bot.demo.fake_argocd.masking import _is_secret, _mask_resource_diff, hide_secret_data
 from bot.demo.fake_argocd.objects import Key, Obj, _loads_state, go_json, labels_match, parse_label_selector, plural
 from bot.demo.serving import LocalServer, Request, Response
@@ -208,9 +208,8 @@ class FakeArgoCD(LocalServer):
     def _project(self, name: str) -> Obj:
         if name in self._projects:
             return self._projects[name]
-        if name == "default":  # Argo CD creates it and keeps it
-            return {**app_project("default"), "metadata": {"name": "default", "namespace": "argocd",
-                                                           "resourceVersion": "1"}}  # fmt: skip
+        if name == "default":  # argocd-server creates it at start-up and keeps it
+            return {**app_project("default"), "metadata": default_project_meta()}
         raise ApiError(404, 5, f'appprojects.argoproj.io "{name}" not found')
 
     # -- HTTP --------------------------------------------------------------------------------------------------
@@ -305,7 +304,7 @@ class FakeArgoCD(LocalServer):
         projects = set(request.args("projects") + request.args("project"))
         name, namespace = request.arg("name"), request.arg("appNamespace")
         items = [
-            entry.app
+            listed_app(entry.app)
             for entry in sorted(self._apps.values(), key=lambda e: (e.name, e.namespace))
             if (not projects or entry.project in projects)
             and (not name or entry.name == name)
@@ -365,15 +364,9 @@ class FakeArgoCD(LocalServer):
             if _is_secret(obj):
                 hide_secret_data(obj)  # GetManifests masks every Secret on its own: all values become "++++++++"
             manifests.append(go_json(obj))
-        spec, status = app.app.get("spec") or {}, app.app.get("status") or {}
-        destination = spec.get("destination") or {}
-        return {
-            **({"manifests": manifests} if manifests else {}),  # ManifestResponse.Manifests is omitempty
-            "namespace": destination.get("namespace", ""),
-            "server": destination.get("server", IN_CLUSTER),
-            "revision": request.arg("revision") or (status.get("sync") or {}).get("revision", ""),
-            "sourceType": status.get("sourceType", "Helm"),
-        }
+        # argocd-server answers a ManifestResponse of the manifests alone (its namespace, server, revision and
+        # sourceType stay empty and are omitted), and Manifests is omitempty too
+        return {"manifests": manifests} if manifests else {}
 
     def _events(self, request: Request, app: _App) -> Obj:
         """ListResourceEvents: without resource parameters the Application's own events; with them, the events of
@@ -390,7 +383,8 @@ class FakeArgoCD(LocalServer):
         else:
             meta = app.app["metadata"]
             wanted = {"name": app.name, "uid": str(meta.get("uid", "")), "namespace": app.namespace}
-        return {"metadata": {}, "items": [event for event in app.events if _involves(event, wanted)]}
+        items = [event for event in app.events if _involves(event, wanted)]
+        return {"metadata": {"resourceVersion": str(self._resource_version)}, "items": items}
 
 
 def _involves(event: Obj, wanted: dict[str, str]) -> bool:
