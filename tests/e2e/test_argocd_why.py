@@ -51,7 +51,7 @@ def test_an_app_in_another_namespace_is_alerted_and_explained_on_demand(e2e: E2E
     assert APPS_NAMESPACE in json.dumps(alert[0])
     e2e.why(f"{APPS_NAMESPACE}/{name}")
     answers = e2e.wait_parents(name, "the answer to /argo why", 2)
-    text = e2e.thread_text(answers[1])
+    text = wait_for(lambda: e2e.thread_text(answers[1]), lambda t: "Cause" in t, "the answer's thread")
     assert "Cause: `manual-edit`" in text and "kubectl-edit" in text, text
 
 
