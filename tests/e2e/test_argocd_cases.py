@@ -94,4 +94,4 @@ def test_the_bot_answers_the_case_in_the_channel(e2e: E2E, case: str, request: p
                                        "branch, resources/evidence)")  # fmt: skip
 def test_the_bot_answers_a_resource_left_to_prune_in_the_channel(e2e: E2E, removed: Recording) -> None:
     assert [s.status for s in e2e.tap.for_app(removed.name)] == [202]
-    e2e.wait_parents(removed.name, f"the bot's answer about {removed.name}", timeout=20)
+    e2e.wait_parents(removed.name, f"the bot's answer about {removed.name}", timeout=10)
