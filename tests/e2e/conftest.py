@@ -52,6 +52,7 @@ def argocd_stack(kube_server: KubeServer, tmp_path_factory: pytest.TempPathFacto
     try:
         yield stack
     finally:
+        sys.stderr.write(f"\nreal Argo CD at the end of the session: memory MiB {stack.memory_mib()}\n")
         stack.stop()
         if request.session.testsfailed:
             sys.stderr.write(f"\nArgo CD logs kept in {stack.log_dir}\n{stack.logs_tail()}\n")
