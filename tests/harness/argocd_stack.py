@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.go_tools import ROOT, GoToolsError
+from tests.go_tools import ROOT, GoToolsError, build_go_tools
 from tests.kube_server import KubeServer, _die_with_parent, _tail, start_kube_server
 from tests.redis_server import free_port
 
@@ -79,9 +79,13 @@ def build_argocd() -> Path:
 
 
 def kubectl_binary() -> str:
-    """``$KUBECTL``, else ``kubectl`` beside the Go tools, else on PATH: the docs' commands use kubectl."""
+    """``$KUBECTL``, else ``kubectl`` beside the Go tools (when tests/tools builds one), else on PATH: the docs'
+    commands use kubectl."""
     if os.environ.get("KUBECTL"):
         return os.environ["KUBECTL"]
+    built = build_go_tools() / "kubectl"
+    if built.exists():
+        return str(built)
     found = shutil.which("kubectl")
     if found is None:
         raise ArgoCDStackError("kubectl is needed (deploy/README.md's commands and install.sh use it): put it on "
