@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 # Go, which builds the Go test tooling (tests/tools: the API server, Argo CD's diff and notifications engine).
 GO_TOOLS := go=golang-go
 
-.PHONY: demo test cluster bench lock clean
+.PHONY: demo test cluster argocd bench lock clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "argo-why needs Python 3.11 or newer")'
@@ -26,6 +26,8 @@ test: $(STAMP)
 	@# The real kube-apiserver, etcd, Argo CD's diff (two release lines) and notifications engine (tests/tools/):
 	@# built once per machine, then reused.
 	@scripts/build-go-tools.sh >/dev/null
+	@# Argo CD itself (tests/tools/argocd: its own module), for the e2e tests against a real Argo CD (tests/e2e/).
+	@scripts/build-go-tools.sh argocd >/dev/null
 	$(BIN)/ruff check bot handlers tests bench
 	$(BIN)/ruff format --check bot handlers tests bench
 	$(BIN)/mypy
@@ -36,6 +38,13 @@ test: $(STAMP)
 # KUBECONFIG=... line and runs until Ctrl-C, which stops both servers and removes their files.
 cluster: $(STAMP)
 	$(BIN)/python -m tests.kube_server
+
+# The real API server plus a real Argo CD (API server, repo server, application controller, notifications controller,
+# configured as deploy/ tells users): prints ARGOCD_URL=, ARGOCD_ADMIN_TOKEN=, ARGOCD_TOKEN= (the bot's account),
+# WEBHOOK_TOKEN= and KUBECONFIG=, and runs until Ctrl-C, which stops everything and removes its files.
+argocd: $(STAMP)
+	@scripts/ensure-tools.sh redis-server $(GO_TOOLS)
+	$(BIN)/python -m tests.harness.argocd_stack
 
 bench: $(STAMP)
 	@scripts/ensure-tools.sh redis-server

@@ -15,6 +15,12 @@
 #
 # Prints the folder of the binaries on stdout (the only line it prints there); progress and errors go to stderr.
 # A failing step exits non-zero with the step's name and the Go error.
+#
+# `scripts/build-go-tools.sh argocd` builds, instead, Argo CD itself for the suite's real Argo CD: the multi-call
+# binary of github.com/argoproj/argo-cd/v3/cmd (API server, repo server, application controller, notifications
+# controller, CLI) from the module tests/tools/argocd/ (its own go.mod/go.sum: nothing of tests/tools/go.mod moves),
+# into $CACHE/argocd-<version>.<go>.<hash>/ with `argocd` and `crds/` (Argo CD's CRDs of that release). See
+# build_argocd below for the patched copy of the module it builds. Same lock, same Go, same way of failing.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,6 +59,13 @@ elif older "${go_version#go}" "$GO_MIN"; then
   go_version=$("$GO" env GOVERSION)
 fi
 
+if [ "${1:-}" = argocd ]; then
+  # shellcheck source=scripts/build-argocd.sh
+  . "$ROOT/scripts/build-argocd.sh"
+  build_argocd
+  exit 0
+fi
+
 # Step 2: the cache key: readable versions, then a hash of everything that changes the binaries.
 version_of() { awk -v m="$1" '$1 == m && $2 ~ /^v/ {print $2; exit}' "$TOOLS/go.mod"; }
 k8s=$(version_of k8s.io/kubernetes)
@@ -60,7 +73,9 @@ etcd=$(version_of go.etcd.io/etcd/server/v3)
 argocd=$(version_of github.com/argoproj/argo-cd/v3)
 [ -n "$k8s" ] && [ -n "$etcd" ] && [ -n "$argocd" ] || fail "read the pinned versions from tests/tools/go.mod"
 LINE31="$TOOLS/argocd-3.1"
-hash=$( (cat "$TOOLS/go.mod" "$TOOLS/go.sum" "$LINE31/go.mod" "$LINE31/go.sum"; echo "$BUILD_FLAGS"; find "$TOOLS" -name '*.go' -print0 | sort -z | xargs -0 cat;
+# (tests/tools/argocd is Argo CD's own module, with a key of its own: its files are not part of this one.)
+hash=$( (cat "$TOOLS/go.mod" "$TOOLS/go.sum" "$LINE31/go.mod" "$LINE31/go.sum"; echo "$BUILD_FLAGS"
+         find "$TOOLS" -path "$TOOLS/argocd" -prune -o -name '*.go' -print0 | sort -z | xargs -0 cat;
          echo "$go_version $("$GO" env GOOS GOARCH)") | sha256sum | cut -c1-12)
 KEY="k8s-$k8s.etcd-$etcd.argocd-$argocd.$go_version.$hash"
 OUT="$CACHE/$KEY"
@@ -120,6 +135,6 @@ rm -rf "$OUT"
 mv "$tmp" "$OUT" || fail "move the binaries to $OUT"
 trap - EXIT
 # Builds of other keys (older pins, other work trees) go when unused for two weeks.
-find "$CACHE" -mindepth 1 -maxdepth 1 -type d -name 'k8s-*' -mtime +14 -exec rm -rf {} + 2>/dev/null || true
+find "$CACHE" -mindepth 1 -maxdepth 1 -type d \( -name 'k8s-*' -o -name 'argocd-*' \) -mtime +14 -exec rm -rf {} + 2>/dev/null || true
 say "built in $(( $(date +%s) - start ))s: $(du -sh "$OUT" | cut -f1) in $OUT"
 echo "$OUT"

@@ -144,7 +144,13 @@ def settings_env(settings: Settings, port: int) -> dict[str, str]:
         "FLEET_MIN_APPS": r.fleet_min_apps,
         "VIEW_LINK_KEY": settings.view.link_key.get_secret_value() if settings.view.link_key else None,
         "VIEW_LINK_TTL": settings.view.link_ttl_s, "VIEW_BASE_URL": settings.view.base_url,
+        "WEEKLY_REPORT_AT": r.weekly_report_at or "off",
     }  # fmt: skip
+    g = settings.git
+    if g.provider:  # pull requests: what the chart's git.* values set
+        values |= {"GIT_PROVIDER": g.provider, "GIT_TOKEN": required(g.token, "GIT_TOKEN").get_secret_value(),
+                   "GIT_API_URL": g.api_url, "APPROVERS": ",".join(g.approvers),
+                   "APPROVALS_REQUIRED": g.approvals_required, "PR_POLL_SECONDS": g.pr_poll_s}  # fmt: skip
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ARGOCD_", "GIT_", "VIEW_"))}
     return {**keep, **{k: str(v) for k, v in values.items() if v is not None}}
 

@@ -46,15 +46,23 @@ def _time(raw: Any) -> datetime | None:
         return None
 
 
-def settled_after_sync(app: dict[str, Any]) -> bool:
-    """The last operation succeeded and Argo CD compared the app since it finished (not the stale pre-sync state:
-    Argo CD writes ``operationState`` before its post-sync comparison moves ``reconciledAt`` past ``finishedAt``):
-    what the notifications trigger in deploy/argocd-notifications/ waits for too."""
+SETTLE_S = 5.0
+"""How long after a sync its comparison may still be stale: the shipped trigger's wait (deploy/argocd-notifications)."""
+
+
+def settled_after_sync(app: dict[str, Any], now: float | None = None) -> bool:
+    """The last operation succeeded, Argo CD compared the app since it finished (not the stale pre-sync state:
+    Argo CD writes ``operationState`` before its post-sync comparison moves ``reconciledAt`` past ``finishedAt``), and
+    :data:`SETTLE_S` have passed since (the comparison Argo CD starts as a sync finishes can read the cluster from
+    before the sync's own writes): what the notifications trigger in deploy/argocd-notifications/ waits for too. An
+    alert queued on a stale comparison would take the idempotency key of the sync's real alert."""
     status = app.get("status") or {}
     op = status.get("operationState") or {}
     if op.get("phase") != "Succeeded" or not synced_git_revision(app):
         return False
     finished, reconciled = _time(op.get("finishedAt")), _time(status.get("reconciledAt"))
+    if finished is not None and (time.time() if now is None else now) - finished.timestamp() < SETTLE_S:
+        return False
     return finished is None or reconciled is None or reconciled >= finished
 
 
@@ -92,7 +100,7 @@ class Sweep:
             drifting = ref is not None and ref.status == "drift"
             if body.sync.status == "Synced" and drifting and ref is not None:
                 marks = [f"sweep-synced:{key}:{ref.ts}:{drift_start(ref):.6f}"]
-            elif body.sync.status == "OutOfSync" and not drifting and settled_after_sync(app):
+            elif body.sync.status == "OutOfSync" and not drifting and settled_after_sync(app, now):
                 if await self.s.store.mute_until(key, now) or await self.s.store.mute_until(body.app.name, now):
                     continue
                 marks = [body.idempotency_key()]

@@ -152,5 +152,5 @@ class FakeArgoCD(FailureInjection, fake_argocd.FakeArgoCD):
 
     def _list(self, request: Request) -> Obj:
         body = super()._list(request)
-        body["items"] = [app for app in body["items"] if app["metadata"]["name"] not in self._denied]
+        body["items"] = [app for app in body["items"] or [] if app["metadata"]["name"] not in self._denied] or None
         return body

@@ -58,6 +58,48 @@ def _diff_key(diff: Obj) -> Key:
     return str(diff.get("group", "")), str(diff["kind"]), str(diff.get("namespace", "")), str(diff["name"])
 
 
+def listed_app(app: Obj) -> Obj:
+    """An Application as the list shows it: with ``resourceHealthSource: appTree`` (Argo CD 3.x) the resources'
+    health lives in the resource tree, and only a single Application's answer fills it in."""
+    status = app.get("status") or {}
+    if status.get("resourceHealthSource") != "appTree" or not status.get("resources"):
+        return app
+    resources = [{k: v for k, v in r.items() if k != "health"} for r in status["resources"]]
+    return {**app, "status": {**status, "resources": resources}}
+
+
+def default_project_meta() -> Obj:
+    """The metadata of the ``default`` AppProject argocd-server creates at start-up (its manager: ``argocd``)."""
+    fields: Obj = {"f:spec": {".": {}, "f:clusterResourceWhitelist": {}, "f:destinations": {}, "f:sourceRepos": {}},
+              "f:status": {}}  # fmt: skip
+    entry = {"manager": "argocd", "operation": "Update", "apiVersion": "argoproj.io/v1alpha1",
+             "time": "2026-10-20T12:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields}  # fmt: skip
+    return {"name": "default", "namespace": "argocd", "uid": "3662ec18-ed7d-42d9-98ef-44a5b2fbd480",
+            "resourceVersion": "1", "generation": 1, "creationTimestamp": "2026-10-20T12:00:00Z",
+            "managedFields": [entry]}  # fmt: skip
+
+
+def deployment_health(live: Obj) -> Obj:
+    """gitops-engine's health of a Deployment (pkg/health/health_deployment.go), without the paused and
+    progress-deadline cases: Progressing, with Argo CD's message, until the controller has rolled out every replica."""
+    meta, spec, status = live.get("metadata") or {}, live.get("spec") or {}, live.get("status") or {}
+    if int(meta.get("generation") or 0) > int(status.get("observedGeneration") or 0):
+        message = "Waiting for rollout to finish: observed deployment generation less than desired generation"
+        return {"status": "Progressing", "message": message}
+    updated, replicas = int(status.get("updatedReplicas") or 0), spec.get("replicas")
+    if replicas is not None and updated < int(replicas):
+        message = f"Waiting for rollout to finish: {updated} out of {replicas} new replicas have been updated..."
+        return {"status": "Progressing", "message": message}
+    old, available = int(status.get("replicas") or 0) - updated, int(status.get("availableReplicas") or 0)
+    if old > 0:
+        return {"status": "Progressing", "message": f"Waiting for rollout to finish: {old} old replicas are pending "
+                                                    "termination..."}  # fmt: skip
+    if available < updated:
+        return {"status": "Progressing", "message": f"Waiting for rollout to finish: {available} of {updated} updated "
+                                                    "replicas are available..."}  # fmt: skip
+    return {"status": "Healthy"}
+
+
 def build_tree(resources: list[Obj], lives: dict[Key, Obj]) -> Obj:
     """The resource tree Argo CD shows for these resources: one node per live object (no children)."""
     nodes: list[Obj] = []
@@ -77,7 +119,9 @@ def build_tree(resources: list[Obj], lives: dict[Key, Obj]) -> Obj:
         node["uid"] = meta.get("uid") or str(uuid.uuid5(uuid.NAMESPACE_URL, "/".join(_diff_key(diff))))
         if meta.get("resourceVersion"):
             node["resourceVersion"] = meta["resourceVersion"]
-        if live.get("kind") in _HEALTH_KINDS:
+        if live.get("kind") == "Deployment":
+            node["health"] = deployment_health(live)
+        elif live.get("kind") in _HEALTH_KINDS:
             node["health"] = {"status": "Healthy"}
         if meta.get("creationTimestamp"):
             node["createdAt"] = meta["creationTimestamp"]

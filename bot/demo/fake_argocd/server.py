@@ -11,13 +11,14 @@ What it guarantees:
   ``/api/v1/applications``, ``/api/v1/applications/{name}`` and its ``managed-resources``,
   ``resource``, ``manifests``, ``resource-tree`` and ``events`` sub-paths, ``/api/v1/applicationsets/{name}``, and the
   anonymous ``/api/version``.
-  Any other path answers grpc-gateway's 404 ``{"error":"Not Found","code":5,"message":"Not Found"}`` (the gateway
-  answers it before authentication, as the real server does).
-* Authentication: ``Authorization: Bearer <token>`` on every route under ``/api/v1``, else 401 with gRPC code 16
-  (``no session information`` / ``invalid session: token signature is invalid``).
+  Any other path answers the HTTP mux's plain-text ``404 Not Found`` before authentication, as the real server
+  does. ``/api/version`` says only ``Version`` without a session, the build's details with one.
+* Authentication: ``Authorization: Bearer <token>`` (a JWT, as Argo CD's API keys are) on every route under
+  ``/api/v1``, else 401 with gRPC code 16 (``no session information`` without a JWT, ``invalid session: token
+  signature is invalid: signature is invalid`` for another one).
 * Bodies are what Argo CD's gateway marshaller writes (Go ``encoding/json`` over generated structs): an empty
   ``items`` (managed-resources), ``nodes`` (resource-tree) or ``manifests`` list is omitted, not ``[]``; the
-  application list always has ``items`` (``[]`` when nothing matches).
+  application list always has ``items`` (``null`` when nothing matches).
 * Errors are always ``{"error","code","message"}`` (same text twice) with the HTTP status grpc-gateway derives from
   the gRPC code: 3→400, 5→404, 7→403, 8→429, 2→500, 14→503, 16→401.
 * Access rules of ``getAppEnforceRBAC``: an unknown app answers 403 ``permission denied``; with ``?project=`` an
@@ -34,13 +35,17 @@ What it guarantees:
 
 from __future__ import annotations
 
+import base64
 import copy
+import json
 import re
 import secrets
+import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.demo.fake_argocd.applications import IN_CLUSTER, _diff_key, build_tree
+from bot.demo.fake_argocd.applications import _diff_key, build_tree, default_project_meta, listed_app
 from bot.demo.fake_argocd.masking import _is_secret, _mask_resource_diff, hide_secret_data
 from bot.demo.fake_argocd.objects import Key, Obj, _loads_state, go_json, labels_match, parse_label_selector, plural
 from bot.demo.serving import LocalServer, Request, Response
@@ -52,6 +57,10 @@ class ApiError(Exception):
     def __init__(self, status: int, code: int, message: str) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
 def _permission_denied() -> ApiError:
@@ -87,6 +96,14 @@ class _App:
         return str((self.app.get("spec") or {}).get("project") or "default")
 
 
+_SYNC_ROUTE = re.compile(r"/api/v1/applications/(?P<name>[^/]+)/sync")
+_BUILD_INFO = {
+    "BuildDate": "2026-10-20T12:00:00Z", "GitCommit": "becb020a0b5ef3ef1d7ba6f23c5a7b1f68c1a6a3", "GitTag": "v3.1.8",
+    "GitTreeState": "clean", "GoVersion": "go1.25", "Compiler": "gc", "Platform": "linux/amd64",
+    "KustomizeVersion": "v5.7.0 2025-06-28T07:00:07Z", "HelmVersion": "v3.18.4+gd80839c",
+    "KubectlVersion": "v0.33.1", "JsonnetVersion": "v0.21.0",
+}  # fmt: skip
+"""What argocd-server's ``/api/version`` adds for a caller with a session (``VersionMessage``)."""
 _APPSET_ROUTE = re.compile(r"/api/v1/applicationsets/(?P<name>[^/]+)")
 _PROJECT_ROUTE = re.compile(r"/api/v1/projects(?:/(?P<name>[^/]+))?")
 
@@ -118,6 +135,13 @@ class FakeArgoCD(LocalServer):
         self._projects: dict[str, Obj] = {}
         self._resource_version = 70000
         super().__init__("fake-argocd")
+        # An API key as `argocd account generate-token` makes one: a JWT (argocd-server tells a token that is not a
+        # JWT, "no session information", from one whose signature does not verify).
+        issued = int(time.time())
+        self.issued_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(issued))
+        claims = {"iss": "argocd", "sub": "argo-why:apiKey", "nbf": issued, "iat": issued, "jti": str(uuid.uuid4())}
+        header = json.dumps({"alg": "HS256", "typ": "JWT"}).encode()
+        self.token = ".".join(_b64(part) for part in (header, json.dumps(claims).encode(), secrets.token_bytes(32)))
 
     # -- configuration ----------------------------------------------------------------------------------------
 
@@ -189,9 +213,8 @@ class FakeArgoCD(LocalServer):
     def _project(self, name: str) -> Obj:
         if name in self._projects:
             return self._projects[name]
-        if name == "default":  # Argo CD creates it and keeps it
-            return {**app_project("default"), "metadata": {"name": "default", "namespace": "argocd",
-                                                           "resourceVersion": "1"}}  # fmt: skip
+        if name == "default":  # argocd-server creates it at start-up and keeps it
+            return {**app_project("default"), "metadata": default_project_meta()}
         raise ApiError(404, 5, f'appprojects.argoproj.io "{name}" not found')
 
     # -- HTTP --------------------------------------------------------------------------------------------------
@@ -205,23 +228,26 @@ class FakeArgoCD(LocalServer):
 
     def handle(self, request: Request) -> Response:
         path = request.path.rstrip("/") or "/"
-        if path == "/api/version":  # anonymous in argocd-server, handy for readiness checks
-            return self._json({"Version": self.VERSION, "BuildDate": "2026-10-20T12:00:00Z", "GoVersion": "go1.25"})
+        if path == "/api/version":  # anonymous in argocd-server: the version only; the build's details need a session
+            token = self.bearer(request)
+            if token is None or not secrets.compare_digest(token, self.token):
+                return self._json({"Version": self.VERSION})
+            return self._json({"Version": self.VERSION, **_BUILD_INFO})
         route = _APP_ROUTE.fullmatch(path)
         appset_route = _APPSET_ROUTE.fullmatch(path)
         project_route = _PROJECT_ROUTE.fullmatch(path)
         # Write routes (sync, delete, patch, ...) exist in argocd-server: they authenticate and then fail RBAC.
         writing = request.method != "GET" and path.startswith("/api/v1/")
         known = path == "/api/v1/applications" or any(r is not None for r in (route, appset_route, project_route))
-        if not known and not writing:
-            return self._error(ApiError(404, 5, "Not Found"))
+        if not known and not writing:  # the HTTP mux's own 404, in plain text, before authentication
+            return Response(404, b"Not Found\n", {"Content-Type": "text/plain; charset=utf-8"})
         token = self.bearer(request)
-        if token is None:
+        if token is None or token.count(".") != 2:  # no token, or not a JWT: no session to verify
             return self._error(ApiError(401, 16, "no session information"))
         if not secrets.compare_digest(token, self.token):
-            return self._error(ApiError(401, 16, "invalid session: token signature is invalid"))
-        if writing:
-            return self._error(_permission_denied())  # the read-only account lacks create/update/sync/delete
+            return self._error(ApiError(401, 16, "invalid session: token signature is invalid: signature is invalid"))
+        if writing:  # the read-only account lacks create/update/sync/delete
+            return self._error(self._write_denied(request, path))
         try:
             with self._lock:
                 if project_route is not None:
@@ -231,8 +257,10 @@ class FakeArgoCD(LocalServer):
                     return self._json(self._project(project_route["name"]))
                 if appset_route is not None:
                     appset = self._appsets.get((request.arg("appsetNamespace") or "argocd", appset_route["name"]))
-                    if appset is None:  # as for apps, RBAC hides whether it exists
-                        raise _permission_denied()
+                    if appset is None:  # with `applicationsets, get` (deploy/README.md), a missing one is a 404
+                        name = appset_route["name"]
+                        raise ApiError(404, 5, f'error getting ApplicationSet: applicationset.argoproj.io "{name}" '
+                                               "not found")  # fmt: skip
                     return self._json(appset)
                 if route is None:
                     return self._json(self._list(request))
@@ -254,6 +282,17 @@ class FakeArgoCD(LocalServer):
 
     # -- endpoints ---------------------------------------------------------------------------------------------
 
+    def _write_denied(self, request: Request, path: str) -> ApiError:
+        """A sync of an app that exists names the permission, the account and its token's issue time; anything else
+        is a plain ``permission denied`` (server/application/application.go's enforcement)."""
+        sync = _SYNC_ROUTE.fullmatch(path)
+        with self._lock:
+            app = self._apps.get((request.arg("appNamespace") or "argocd", sync["name"])) if sync else None
+        if app is None:
+            return _permission_denied()
+        return ApiError(403, 7, f"permission denied: applications, sync, {app.project}/{app.name}, sub: argo-why, "
+                                f"iat: {self.issued_at}")  # fmt: skip
+
     def _lookup(self, request: Request, name: str) -> _App:
         """getAppEnforceRBAC: 403 hides whether an app exists, unless the caller named the project."""
         project = request.arg("project")
@@ -270,14 +309,15 @@ class FakeArgoCD(LocalServer):
         projects = set(request.args("projects") + request.args("project"))
         name, namespace = request.arg("name"), request.arg("appNamespace")
         items = [
-            entry.app
+            listed_app(entry.app)
             for entry in sorted(self._apps.values(), key=lambda e: (e.name, e.namespace))
             if (not projects or entry.project in projects)
             and (not name or entry.name == name)
             and (not namespace or entry.namespace == namespace)
             and labels_match(requirements, entry.app["metadata"].get("labels"))
         ]
-        return {"metadata": {"resourceVersion": str(self._resource_version)}, "items": items}
+        # ApplicationList.Items is a plain slice: nothing matching is `null`, not `[]`
+        return {"metadata": {"resourceVersion": str(self._resource_version)}, "items": items or None}
 
     def _managed_resources(self, request: Request, app: _App) -> Obj:
         # isMatchingResource: group/kind/namespace/name filter, "" = any; version is accepted and ignored
@@ -292,8 +332,8 @@ class FakeArgoCD(LocalServer):
 
     def _resource(self, request: Request, app: _App) -> Obj:
         for required in ("resourceName", "kind", "version"):
-            if not request.arg(required):
-                raise ApiError(400, 3, f'proto: required field "{required}" not set')
+            if not request.arg(required):  # the gateway fails to marshal the request: Internal, not InvalidArgument
+                raise ApiError(500, 13, f'grpc: error while marshaling: proto: required field "{required}" not set')
         group, kind, name = request.arg("group"), request.arg("kind"), request.arg("resourceName")
         namespace = request.arg("namespace")
         nodes = app.tree.get("nodes") or []
@@ -337,15 +377,9 @@ class FakeArgoCD(LocalServer):
             if _is_secret(obj):
                 hide_secret_data(obj)  # GetManifests masks every Secret on its own: all values become "++++++++"
             manifests.append(go_json(obj))
-        spec, status = app.app.get("spec") or {}, app.app.get("status") or {}
-        destination = spec.get("destination") or {}
-        return {
-            **({"manifests": manifests} if manifests else {}),  # ManifestResponse.Manifests is omitempty
-            "namespace": destination.get("namespace", ""),
-            "server": destination.get("server", IN_CLUSTER),
-            "revision": request.arg("revision") or (status.get("sync") or {}).get("revision", ""),
-            "sourceType": status.get("sourceType", "Helm"),
-        }
+        # argocd-server answers a ManifestResponse of the manifests alone (its namespace, server, revision and
+        # sourceType stay empty and are omitted), and Manifests is omitempty too
+        return {"manifests": manifests} if manifests else {}
 
     def _events(self, request: Request, app: _App) -> Obj:
         """ListResourceEvents: without resource parameters the Application's own events; with them, the events of
@@ -362,7 +396,8 @@ class FakeArgoCD(LocalServer):
         else:
             meta = app.app["metadata"]
             wanted = {"name": app.name, "uid": str(meta.get("uid", "")), "namespace": app.namespace}
-        return {"metadata": {}, "items": [event for event in app.events if _involves(event, wanted)]}
+        items = [event for event in app.events if _involves(event, wanted)]
+        return {"metadata": {"resourceVersion": str(self._resource_version)}, "items": items}
 
 
 def _involves(event: Obj, wanted: dict[str, str]) -> bool:

@@ -1,0 +1,1 @@
+"""The harnesses that start real processes for the tests (a real Argo CD, ...)."""
