@@ -32,7 +32,7 @@ test: $(STAMP)
 # A real API server (etcd + kube-apiserver) on free loopback ports for reproducing a drift by hand: prints a
 # KUBECONFIG=... line and runs until Ctrl-C, which stops both servers and removes their files.
 cluster: $(STAMP)
-	$(BIN)/python -m tests.kube_server
+	$(BIN)/python -m tests.harness.kube_server
 
 bench: $(STAMP)
 	@scripts/ensure-tools.sh redis-server

@@ -2,7 +2,7 @@
 
 Code outside this package imports from here, never from the modules inside it
 (tests of internals excepted): ``__all__`` is what the rest of the bot relies on,
-and tests/test_exported_members.py pins it.
+and tests/analysis/test_exported_members.py pins it.
 
 * ``explain``: desired + live + context in, a Report out;
 * ``load_documents``: the Kubernetes objects of one YAML or JSON text, Lists flattened;

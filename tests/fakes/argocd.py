@@ -55,7 +55,7 @@ from bot.demo.fake_argocd import (  # noqa: F401  (the demo's names, re-exported
 from tests.fakes.injection import FailureInjection
 
 if TYPE_CHECKING:
-    from tests.argocd_diff import ArgoDiff, Mode
+    from tests.harness.argocd_diff import ArgoDiff, Mode
 
 
 def argocd_diffs(
