@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from bot.intake import Intake
-from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
+from bot.intake.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.store import StoreUnavailable
 
 MAX_BODY = 1024 * 1024

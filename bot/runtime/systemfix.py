@@ -27,10 +27,10 @@ import yaml
 
 from bot.analysis.fleet import AppObjects, FleetGroup, SystemRule
 from bot.analysis.systemrule import system_rule
-from bot.approvals import audit_record, decide
 from bot.errors import ArgoWhyError
+from bot.fixes.approvals import audit_record, decide
 from bot.fixes.cmedit import Form, add_system_rule
-from bot.jobs import FixJob, app_key
+from bot.intake.jobs import FixJob, app_key
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
 from bot.slack.render import error_message
@@ -47,7 +47,7 @@ from bot.sources.git import (
     parse_repo_url,
     web_url_candidates,
 )
-from bot.state import SystemFixState
+from bot.store.state import SystemFixState
 from bot.wording import pr as pr_wording
 from bot.wording import slack as wording
 

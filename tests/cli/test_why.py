@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from bot.clients import argocd_factory, clusters
 from bot.config import ArgoCDSettings
 from bot.model import Report
 from bot.sources.argocd import ArgoCDError
+from bot.sources.clients import argocd_factory, clusters
 from bot.why import investigate
 from tests.builders import explain_case
 from tests.fakes.argocd import FakeArgoCD, app_from_case

@@ -148,7 +148,7 @@ def test_wheel_holds_every_package_of_the_bot(installed: Installed) -> None:
     names = _names(installed.wheel)
     assert {f"bot/{p}/__init__.py" for p in PACKAGES} <= names
     assert {f"bot/runtime/{m}.py" for m in RUNTIME_MODULES} | {f"bot/wording/{m}.py" for m in WORDING_MODULES} <= names
-    assert {"bot/store/records.py", "bot/report/text.py", "bot/why.py", "bot/clients.py"} <= names
+    assert {"bot/store/records.py", "bot/report/text.py", "bot/why.py", "bot/sources/clients.py"} <= names
 
 
 def test_wheel_holds_the_drift_page_and_its_templates(installed: Installed) -> None:

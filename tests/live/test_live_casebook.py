@@ -32,9 +32,9 @@ import yaml
 from pydantic import SecretStr
 
 from bot.analysis import covers
-from bot.clients import argocd_factory, clusters
 from bot.config import ArgoCDSettings
 from bot.demo.fake_argocd.objects import _state
+from bot.sources.clients import argocd_factory, clusters
 from bot.why import investigate
 from bot.wording.report import DIFF_MODE_NOTE, SERVER_SIDE_DIFF_BETTER
 from tests.fakes.argocd import FakeArgoCD, build_application

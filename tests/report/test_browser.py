@@ -26,16 +26,16 @@ import pytest
 from playwright.async_api import BrowserContext, Page, Route, async_playwright
 from pydantic import SecretStr
 
-from bot import viewlinks
 from bot.analysis import explain
 from bot.config import Settings, ViewSettings
 from bot.demo import EXAMPLES
-from bot.jobs import webhook_body_of
+from bot.intake.jobs import webhook_body_of
 from bot.model import Alert, Report
 from bot.report.html import render_html
 from bot.report.page_model import Line, build_page
 from bot.store import RedisStore
-from bot.view import save_page
+from bot.web import viewlinks
+from bot.web.view import save_page
 from tests.builders import deployment, entry, live_of
 from tests.fakes.argocd import FakeArgoCD, app_from_case
 from tests.fakes.kube import FakeKubernetes, context_from_case

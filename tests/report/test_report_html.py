@@ -23,7 +23,7 @@ from bot.demo import EXAMPLES
 from bot.model import Alert, ComparedObject, Report, report_from_dict
 from bot.report.html import content_security_policy, render_html
 from bot.report.page_model import Card, Fold, Line, build_page
-from bot.state import ViewState
+from bot.store.state import ViewState
 from tests.builders import deployment, entry, live_of
 from tests.paths import CASEBOOK
 

@@ -1,4 +1,4 @@
-"""Signed, expiring links to the drift page (bot/viewlinks.py) and their settings (VIEW_* in bot/config.py).
+"""Signed, expiring links to the drift page (bot/web/viewlinks.py) and their settings (VIEW_* in bot/config.py).
 
 The page served through such a link, by a running bot, in a real browser, is tests/report/test_browser.py.
 """
@@ -14,9 +14,9 @@ import redis.asyncio as redis
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot import viewlinks
 from bot.config import ConfigError, load_settings
-from bot.jobs import webhook_body_of
+from bot.intake.jobs import webhook_body_of
+from bot.web import viewlinks
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.cases import serve_case
 from tests.fakes.kube import FakeKubernetes

@@ -1,4 +1,4 @@
-"""bot.jobs: every job kind round-trips through its JSON payload; other versions and shapes are rejected."""
+"""bot.intake.jobs: every job kind round-trips through its JSON payload; other versions and shapes are rejected."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.jobs import (
+from bot.intake.jobs import (
     JOB_VERSION,
     ActionId,
     ButtonJob,

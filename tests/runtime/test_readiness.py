@@ -19,8 +19,8 @@ from pydantic import SecretStr
 
 from bot.app import build_app, build_services, server_for
 from bot.config import ConfigError, Settings, load_settings
-from bot.health import SlackAuth
 from bot.runtime import Runtime
+from bot.web.health import SlackAuth
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack

@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.config import Settings, required
-from bot.jobs import ActionId
+from bot.intake.jobs import ActionId
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack, block_action_body

@@ -118,7 +118,7 @@ async def test_a_redelivered_alert_is_not_counted_twice(
 
 
 def _key(body: dict[str, Any]) -> str:
-    from bot.jobs import WebhookBody
+    from bot.intake.jobs import WebhookBody
 
     return WebhookBody.model_validate(body).idempotency_key()
 

@@ -1,4 +1,4 @@
-"""bot.approvals: who may approve a fix, and when enough different people have.
+"""bot.fixes.approvals: who may approve a fix, and when enough different people have.
 
 README, "Fixes from chat: Open PR", step 1 "Who may approve".
 """
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from bot.approvals import APPROVAL_TTL_S, audit_record, decide
+from bot.fixes.approvals import APPROVAL_TTL_S, audit_record, decide
 from bot.store import MemoryStore
 from tests.fakes.clock import FakeClock
 

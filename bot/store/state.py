@@ -26,7 +26,7 @@ from bot.model import Alert, ComparedObject, Finding, Report, report_from_dict
 if TYPE_CHECKING:
     from bot.store import Store
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("bot.state")  # its name from before the move to the store: log filters keep working
 
 
 class StateModel(BaseModel):
@@ -106,7 +106,7 @@ class FixState(StateModel):
 
 
 class ViewState(StateModel):
-    """What a "Full diff" link shows (:mod:`bot.viewlinks`, :mod:`bot.view`): the report with its object pairs.
+    """What a "Full diff" link shows (:mod:`bot.web.viewlinks`, :mod:`bot.web.view`): the report with its object pairs.
 
     Saved only when view links are enabled, for ``VIEW_LINK_TTL`` (the link's own lifetime), under
     ``state:view:<id>``; the objects are the Report's, Secret values already masked.

@@ -1,7 +1,7 @@
 """Signed, expiring links to the drift page the bot serves: ``<VIEW_BASE_URL>/view/<token>``.
 
 A token is ``<id>.<expires>.<signature>``: ``id`` the random part of the page's state id in the store
-(``view:<id>``, :class:`bot.state.ViewState`), ``expires`` the Unix time after which the link is refused, and
+(``view:<id>``, :class:`bot.store.state.ViewState`), ``expires`` the Unix time after which the link is refused, and
 ``signature`` HMAC-SHA256 over both, under ``VIEW_LINK_KEY`` (base64url, unpadded). Whoever holds the link can
 open the page until it expires; nobody can make a link to another page, or make one live longer, without the key.
 

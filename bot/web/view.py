@@ -1,8 +1,8 @@
 """The drift page served by the bot: saving a report for its "Full diff" link, and ``GET /view/<token>``.
 
 Enabled by ``VIEW_LINK_KEY`` and ``VIEW_BASE_URL`` (:class:`bot.config.ViewSettings`); otherwise nothing is saved,
-no link is shown and the route does not exist. A link names a :class:`bot.state.ViewState` kept for
-``VIEW_LINK_TTL`` and is signed with the key (:mod:`bot.viewlinks`).
+no link is shown and the route does not exist. A link names a :class:`bot.store.state.ViewState` kept for
+``VIEW_LINK_TTL`` and is signed with the key (:mod:`bot.web.viewlinks`).
 
 What ``GET /view/<token>`` guarantees: the page only for a token signed with this key and not expired, whose
 state is still in the store; anything else (no signature, another key, an altered id or expiry, an expired link, a
@@ -20,12 +20,12 @@ import time
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bot import viewlinks
 from bot.config import ViewSettings
 from bot.model import Alert, Report
 from bot.report.html import MEDIA_TYPE, content_security_policy, render_html
-from bot.state import ViewState
 from bot.store import Store, StoreUnavailable
+from bot.store.state import ViewState
+from bot.web import viewlinks
 
 log = logging.getLogger("argo_why.view")
 
