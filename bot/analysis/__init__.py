@@ -21,7 +21,8 @@ from bot.analysis.diff import diff_objects
 from bot.analysis.engine import ObjKey, explain, object_key, ref_key, resource_ref
 from bot.analysis.loader import load_documents
 from bot.analysis.pointer import covers
-from bot.analysis.sidebyside import Cell, Owner, Row, SideBySide, side_by_side
+from bot.analysis.sidebyside import Owner, Row, SideBySide, side_by_side
+from bot.analysis.valuetext import Cell
 
 __all__ = [
     "Cell",

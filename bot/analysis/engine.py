@@ -27,8 +27,9 @@ from bot.analysis.diff import Delta, diff_objects
 from bot.analysis.managedfields import Entry, entries_of, owners
 from bot.analysis.pairing import pair_objects
 from bot.analysis.pointer import MISSING, covers, join, readable
-from bot.analysis.rules import propose, rule_paths
+from bot.analysis.rules import propose
 from bot.analysis.schema import group_of
+from bot.analysis.verify import rule_paths
 from bot.model import ComparedObject, Finding, Report, ResourceRef
 from bot.wording import report as wording
 

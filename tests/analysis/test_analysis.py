@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.analysis import explain
 from bot.analysis.diff import diff_objects
-from bot.analysis.rules import jq_paths
+from bot.analysis.verify import jq_paths
 from tests.builders import deployment, entry, live_of
 
 

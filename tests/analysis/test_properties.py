@@ -86,7 +86,7 @@ def _set(obj: dict[str, Any], where: list[Any], value: Any) -> None:
 
 
 def _hidden(rule: dict[str, Any], obj: dict[str, Any]) -> list[str]:
-    """The checker's reading of a rule, independent of bot.analysis.rules: pointers and jq paths."""
+    """The checker's reading of a rule, independent of bot.analysis.verify: pointers and jq paths."""
     out = list(rule.get("jsonPointers") or [])
     for expr in rule.get("jqPathExpressions") or []:
         for p in jq.compile(f"[path({expr})]").input_value(obj).first():

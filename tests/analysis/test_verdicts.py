@@ -164,7 +164,7 @@ def test_a_known_controller_is_confirmed() -> None:
 
 def hidden(rule: dict[str, Any], obj: dict[str, Any]) -> list[str]:
     from bot.analysis.pointer import join
-    from bot.analysis.rules import rule_paths
+    from bot.analysis.verify import rule_paths
 
     return sorted(join(p) for p in rule_paths(rule, obj))
 
@@ -556,7 +556,7 @@ def test_a_custom_resources_duration_rewritten_by_its_webhook_names_the_webhook_
 def test_rules_for_several_fields_of_one_object_are_pasted_as_one_entry_per_object() -> None:
     import yaml
 
-    from bot.analysis.rules import rule_paths
+    from bot.analysis.verify import rule_paths
     from bot.cli import read_objects
     from bot.fixes.proposal import ignore_proposal, rule_key
     from bot.report.text import render

@@ -1,7 +1,7 @@
 """Argo CD's own code judges the ignoreDifferences rules argo-why proposes.
 
 A rule argo-why proposes makes two promises, and both are checked here by Argo CD's diff and normalizer (the
-``argocd_diff`` fixture, tests/harness/argocd_diff.py), never by our own verifier (bot/analysis/rules.py):
+``argocd_diff`` fixture, tests/harness/argocd_diff.py), never by our own verifier (bot/analysis/verify.py):
 
 1. with the rule in the Application's ``spec.ignoreDifferences``, the drifted fields no longer count: the object is
    not modified;
@@ -31,7 +31,7 @@ from bot.analysis.engine import explain
 from bot.analysis.loader import load_documents
 from bot.analysis.pairing import pair_objects
 from bot.analysis.pointer import MISSING, Path, covers, join, resolve, split
-from bot.analysis.rules import rule_paths
+from bot.analysis.verify import rule_paths
 from bot.model import Finding
 from tests.harness.argocd_diff import ArgoDiff, Mode
 from tests.harness.served_kinds import ServedKinds
