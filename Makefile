@@ -27,7 +27,9 @@ test: $(STAMP)
 	$(BIN)/ruff format --check bot handlers tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/pytest
+	@# One worker per core; a file's tests share a worker (its module fixtures start once), each worker has its own
+	@# redis-server and, when it runs a live test, its own API server (tests/conftest.py).
+	$(BIN)/pytest -n auto --dist loadfile
 
 # A real API server (etcd + kube-apiserver) on free loopback ports for reproducing a drift by hand: prints a
 # KUBECONFIG=... line and runs until Ctrl-C, which stops both servers and removes their files.

@@ -13,6 +13,11 @@ Each test is marked by what it costs, from the fixtures it uses (directly or thr
 * ``argocd``: a real Argo CD (reserved for the end-to-end tests of ``tests/e2e/``);
 * ``pure``: none of them; Python only (the stand-in servers are threads of the test process). ``pytest -m pure``
   runs these alone, in seconds and without Go.
+
+``make test`` runs the suite on every core (pytest-xdist, ``-n auto --dist loadfile``): each worker is a session of
+its own, so the session fixtures (a redis-server, the API server, Argo CD's diff helpers) start once per worker that
+needs them, each on free loopback ports and in its own temporary folder; a file's tests stay on one worker, so a
+module fixture starts once.
 """
 
 from __future__ import annotations
