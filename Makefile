@@ -32,12 +32,14 @@ test: $(STAMP)
 	$(BIN)/ruff format --check bot handlers tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/pytest
+	@# One worker per core; a file's tests share a worker (its module fixtures start once), each worker has its own
+	@# redis-server and, when it runs a live test, its own API server (tests/conftest.py).
+	$(BIN)/pytest -n auto --dist loadfile
 
 # A real API server (etcd + kube-apiserver) on free loopback ports for reproducing a drift by hand: prints a
 # KUBECONFIG=... line and runs until Ctrl-C, which stops both servers and removes their files.
 cluster: $(STAMP)
-	$(BIN)/python -m tests.kube_server
+	$(BIN)/python -m tests.harness.kube_server
 
 # The real API server plus a real Argo CD (API server, repo server, application controller, notifications controller,
 # configured as deploy/ tells users): prints ARGOCD_URL=, ARGOCD_ADMIN_TOKEN=, ARGOCD_TOKEN= (the bot's account),

@@ -58,7 +58,7 @@ from bot.demo.fake_kube import FakeKubernetes, context_from_case  # noqa: E402
 from bot.demo.fake_slack import FakeSlack  # noqa: E402
 from bot.demo.runner import free_port  # noqa: E402
 from bot.demo.serving import Call  # noqa: E402
-from bot.jobs import webhook_body_of  # noqa: E402
+from bot.intake.jobs import webhook_body_of  # noqa: E402
 
 CHANNEL = "C0STORM"
 CASE = EXAMPLES / "checkout-hpa-and-hotfix"

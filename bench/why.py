@@ -28,10 +28,10 @@ from pydantic import SecretStr
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.analysis import generate
-from bot.clients import argocd_factory, clusters
 from bot.config import ArgoCDSettings
 from bot.demo.fake_argocd import FakeArgoCD, build_application, resource_diff
 from bot.demo.fake_kube import FakeKubernetes
+from bot.sources.clients import argocd_factory, clusters
 from bot.why import investigate
 
 GOAL_SECONDS = 1.0

@@ -4,9 +4,9 @@ Routes: ``POST /webhooks/argocd`` (Argo CD notifications), ``POST /slack/events`
 (events, interactivity and slash commands: signature, timestamp window, replays and
 shape checked by :mod:`handlers.slack_http`, then Bolt), ``GET /healthz``, ``GET /readyz``
 (the store answers: webhooks can be accepted durably; Slack's auth state is in the
-body, not a condition, see :mod:`bot.health`), ``GET /metrics`` (on ``METRICS_PORT``
+body, not a condition, see :mod:`bot.web.health`), ``GET /metrics`` (on ``METRICS_PORT``
 alone when it is set, so that the public port never serves it), and ``GET /view/<token>`` (the drift page of a
-signed, unexpired "Full diff" link, :mod:`bot.view`) only when view links are enabled. The lifespan starts
+signed, unexpired "Full diff" link, :mod:`bot.web.view`) only when view links are enabled. The lifespan starts
 the workers and the scheduler (one leader among replicas, through a store lock) and,
 when ``SLACK_APP_TOKEN`` is set, the Socket Mode connection. :func:`serve` runs the
 app on ``PORT`` and, when set, ``METRICS_PORT`` (one server, one lifespan).
@@ -28,9 +28,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bot.clients import argocd_factory, clusters, git_factory
 from bot.config import Settings, required
-from bot.health import OK, Readiness, SlackAuth, store_state
 from bot.metrics import CONTENT_TYPE_LATEST, Metrics
 from bot.queue import MemoryQueue, RedisQueue, WorkQueue
 from bot.runtime import Runtime, Services
@@ -38,8 +36,10 @@ from bot.slack.channels import Channels
 from bot.slack.directory import Directory
 from bot.slack.outbox import Outbox
 from bot.slack.poster import SlackPoster, make_client
+from bot.sources.clients import argocd_factory, clusters, git_factory
 from bot.store import MemoryStore, RedisStore, Store, StoreUnavailable
-from bot.view import view_page
+from bot.web.health import OK, Readiness, SlackAuth, store_state
+from bot.web.view import view_page
 from bot.wording import cli as wording
 from handlers.slack import register
 from handlers.slack_http import slack_events as guarded_slack_events

@@ -150,8 +150,8 @@ def exit_status(report: Report) -> int:
 def cmd_why(args: argparse.Namespace) -> int:
     import asyncio
 
-    from bot.clients import argocd_factory, clusters
     from bot.config import load_settings
+    from bot.sources.clients import argocd_factory, clusters
     from bot.why import investigate
 
     cfg = load_settings().argocd

@@ -211,7 +211,7 @@ class ComparedObject:
     """One compared object pair, for the drift page: Git's rendered object and the live one (managedFields kept).
 
     Secret values are already masked in both (``masking.masked_object``). Not part of the JSON contract: the page
-    (``bot.report.html``) draws it, and the bot keeps it for the page's link (``bot.state.ViewState``).
+    (``bot.report.html``) draws it, and the bot keeps it for the page's link (``bot.store.state.ViewState``).
     """
 
     resource: ResourceRef

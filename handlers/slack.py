@@ -24,7 +24,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_bolt.response import BoltResponse
 
 from bot.intake import Intake
-from bot.jobs import ActionId, ButtonJob, CommandJob, FixJob, HomeJob, NoteJob, app_key
+from bot.intake.jobs import ActionId, ButtonJob, CommandJob, FixJob, HomeJob, NoteJob, app_key
 from bot.slack.render import error_message, help_message
 from bot.store import StoreUnavailable
 from bot.wording import slack as wording

@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from bot.intake import Intake
-from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
+from bot.intake.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.queue import JobJSON
 from bot.store import StoreUnavailable
 

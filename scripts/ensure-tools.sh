@@ -4,7 +4,7 @@
 # PACKAGE (default: NAME) is the Debian package that provides it.
 #   jq                   the casebook checker evaluates proposed jqPathExpressions with the jq program
 #   redis-server         the tests start their own Redis on a free port
-#   chromium             tests/test_browser.py drives Debian's chromium with Playwright (never `playwright install`)
+#   chromium             tests/report/test_browser.py drives Debian's chromium with Playwright (never `playwright install`)
 #   go=golang-go         scripts/build-go-tools.sh builds the Go test tooling of tests/tools/ with it
 set -euo pipefail
 missing=()

@@ -2,7 +2,7 @@
 
 Code outside this package imports from here, never from the modules inside it
 (tests of internals excepted): ``__all__`` is what the rest of the bot relies on,
-and tests/test_exported_members.py pins it.
+and tests/analysis/test_exported_members.py pins it.
 
 * ``explain``: desired + live + context in, a Report out;
 * ``load_documents``: the Kubernetes objects of one YAML or JSON text, Lists flattened; ``MAX_INPUT_BYTES`` the
@@ -30,11 +30,13 @@ from bot.analysis.pointer import covers
 
 if _TYPE_CHECKING:
     from bot.analysis.blame import blame_many
-    from bot.analysis.sidebyside import Cell, Owner, Row, SideBySide, side_by_side
+    from bot.analysis.sidebyside import Owner, Row, SideBySide, side_by_side
+    from bot.analysis.valuetext import Cell
 
 _LAZY = {
     "blame_many": "bot.analysis.blame",
-    **dict.fromkeys(("Cell", "Owner", "Row", "SideBySide", "side_by_side"), "bot.analysis.sidebyside"),
+    **dict.fromkeys(("Owner", "Row", "SideBySide", "side_by_side"), "bot.analysis.sidebyside"),
+    "Cell": "bot.analysis.valuetext",
 }
 """Exported names imported when first used: ``argo-why explain`` needs neither blame's printer nor the page's
 side-by-side, and importing them was a tenth of its start."""

@@ -37,8 +37,9 @@ from bot.analysis.managedfields import Entry, entries_of, owners, unreadable
 from bot.analysis.pairing import pair_objects
 from bot.analysis.pointer import MISSING, covers, join, readable
 from bot.analysis.resources import prune_issue, skipped_note
-from bot.analysis.rules import propose, rule_paths
+from bot.analysis.rules import propose
 from bot.analysis.schema import group_of
+from bot.analysis.verify import rule_paths
 from bot.model import ComparedObject, Finding, Report, ResourceRef, Skipped
 from bot.wording import report as wording
 

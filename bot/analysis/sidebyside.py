@@ -7,7 +7,8 @@ by value, and the items of other lists by ``name`` when every item on both sides
 position; a desired list item with no live match gets the live index the diff gives it (appended after the live
 items), so that a finding's pointer names its row. Embedded text is compared line by line inside its field:
 multi-line strings, and strings holding a JSON object or array (pretty-printed first). A long opaque string
-(a ``caBundle``) is one row whose value is folded to its length and a short hash by the page.
+(a ``caBundle``) is one row whose value is folded to its length and a short hash by the page. What one side of a
+row reads, the value written on its line, is ``valuetext``'s; this module decides which rows there are.
 
 Ownership is kubectl-blame's: a line whose field no entry owns shows the owners of its nearest owned ancestor,
 marked as inherited. ``metadata.managedFields`` itself and ``status`` are left out of the rows (the first is the
@@ -28,10 +29,8 @@ from typing import Any, Literal
 from bot.analysis import schema
 from bot.analysis.managedfields import Entry, entries_of, owners
 from bot.analysis.pointer import MISSING, Path, join
+from bot.analysis.valuetext import Cell, cell, dash, embedded_lines, is_structured, scalar_text
 
-LONG_VALUE = 120
-"""A one-line string longer than this, without spaces, is opaque (base64, a certificate): folded on the page."""
-_JSON_MIN = 40  # shorter JSON strings read fine on one line
 _SKIPPED_META = frozenset({"managedFields"})
 _SKIPPED_TOP = frozenset({"status"})
 
@@ -47,16 +46,6 @@ class Owner:
     operation: str | None
     subresource: str | None
     time: str | None
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One side of a row: indentation (in levels), the text, and the opaque value it holds, if folded."""
-
-    indent: int
-    text: str
-    long_value: str | None = None
-    """The full value when it is too long to show (the page folds it to its length and a hash)."""
 
 
 @dataclass(frozen=True)
@@ -84,42 +73,6 @@ class SideBySide:
     writers: list[Owner] = field(default_factory=list)
     """Every managedFields entry of the live object, in order (the legend); empty when it has none."""
     has_managed_fields: bool = True
-
-
-def scalar_text(value: Any) -> str:
-    """A scalar as YAML writes it in flow style (``"on"`` and ``""`` quoted, ``1.0`` kept, ``{}`` for an empty map)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool | int | float) or value in ({}, []):
-        return json.dumps(value)
-    import yaml  # the page's values only: not imported by every explain
-
-    text = yaml.safe_dump(value, default_flow_style=True, width=2**31, allow_unicode=True)
-    text = text.removesuffix("\n").removesuffix("\n...").strip()
-    # a string YAML must quote is written "…" (also valid YAML), as every sentence and advice writes it: one
-    # spelling of "" and "on" on the page and in the fix beside it
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) and text.startswith("'") else text
-
-
-def _embedded_lines(value: Any) -> list[str] | None:
-    """The lines of a string worth comparing line by line: multi-line text, or JSON pretty-printed."""
-    if not isinstance(value, str):
-        return None
-    if "\n" in value.rstrip("\n"):
-        return value.splitlines()
-    stripped = value.strip()
-    if len(stripped) >= _JSON_MIN and stripped[:1] in "{[":
-        try:
-            parsed = json.loads(stripped)
-        except ValueError:
-            return None
-        if isinstance(parsed, dict | list):
-            return json.dumps(parsed, indent=2, ensure_ascii=False).splitlines()
-    return None
-
-
-def _is_long(value: Any) -> bool:
-    return isinstance(value, str) and len(value) > LONG_VALUE and not any(c.isspace() for c in value)
 
 
 class _Builder:
@@ -153,16 +106,16 @@ class _Builder:
         if isinstance(d, dict | MISSING.__class__) and isinstance(lv, dict | MISSING.__class__):
             self.mapping(label, d, lv, dpath, lpath, indent, own, pointer)
         elif isinstance(d, list | MISSING.__class__) and isinstance(lv, list | MISSING.__class__):
-            self.add(_cell(indent, label, d, header=True), _cell(indent, label, lv, header=True), pointer, own)
+            self.add(cell(indent, label, d, header=True), cell(indent, label, lv, header=True), pointer, own)
             self.sequence(d if isinstance(d, list) else [], lv if isinstance(lv, list) else [], dpath,
                           lpath or dpath, indent + 1, own, d is MISSING, lv is MISSING)  # fmt: skip
-        elif _embedded_lines(d) is not None or _embedded_lines(lv) is not None:
+        elif embedded_lines(d) is not None or embedded_lines(lv) is not None:
             self.embedded(label, d, lv, indent, pointer, own)
-        elif _is_structured(d) or _is_structured(lv):  # a map on one side, a scalar on the other
+        elif is_structured(d) or is_structured(lv):  # a map on one side, a scalar on the other
             self.one_side("left", label, d, dpath, indent, pointer)
             self.one_side("right", label, lv, lpath or dpath, indent, pointer, own)
         else:
-            self.add(_cell(indent, label, d), _cell(indent, label, lv), pointer, own)
+            self.add(cell(indent, label, d), cell(indent, label, lv), pointer, own)
 
     def mapping(self, label: str, d: Any, lv: Any, dpath: Path, lpath: Path | None, indent: int,
                 own: tuple[tuple[Owner, ...], bool], pointer: str) -> None:  # fmt: skip
@@ -174,9 +127,9 @@ class _Builder:
                 self.item(d, lv, dpath, lpath, indent, own, pointer)
                 return
             if not dm and not lm:
-                self.add(_cell(indent, label, d), _cell(indent, label, lv), pointer, own)
+                self.add(cell(indent, label, d), cell(indent, label, lv), pointer, own)
                 return
-            self.add(_cell(indent, label, d, header=True), _cell(indent, label, lv, header=True), pointer, own)
+            self.add(cell(indent, label, d, header=True), cell(indent, label, lv, header=True), pointer, own)
             child_indent = indent + 1
         self.children(dm, lm, d is MISSING, lv is MISSING, dpath, lpath, child_indent, own)
 
@@ -199,12 +152,12 @@ class _Builder:
         lm: dict[str, Any] = lv if isinstance(lv, dict) else {}
         keys = _keys(dm, lm)
         if not keys:
-            self.add(_cell(indent, "-", d), _cell(indent, "-", lv), pointer, own)
+            self.add(cell(indent, "-", d), cell(indent, "-", lv), pointer, own)
             return
         first = next((k for k in ("name", "key", "containerPort", "port", "type") if k in keys), keys[0])
         fd, fl = dm.get(first, MISSING) if d is not MISSING else MISSING, lm.get(first, MISSING)
-        if _is_structured(fd) or _is_structured(fl) or _embedded_lines(fd) or _embedded_lines(fl):
-            self.add(_dash(indent, d), _dash(indent, lv), pointer, own)
+        if is_structured(fd) or is_structured(fl) or embedded_lines(fd) or embedded_lines(fl):
+            self.add(dash(indent, d), dash(indent, lv), pointer, own)
             self.children(dm, lm, d is MISSING, lv is MISSING, dpath, lpath, indent + 1, own)
             return
         sub_own = self.owned(lpath + (first,) if lpath is not None and fl is not MISSING else None, own)
@@ -252,8 +205,8 @@ class _Builder:
 
     def embedded(self, label: str, d: Any, lv: Any, indent: int, pointer: str,
                  own: tuple[tuple[Owner, ...], bool]) -> None:  # fmt: skip
-        left_lines = _embedded_lines(d) if d is not MISSING else None
-        right_lines = _embedded_lines(lv) if lv is not MISSING else None
+        left_lines = embedded_lines(d) if d is not MISSING else None
+        right_lines = embedded_lines(lv) if lv is not MISSING else None
         marker = "|" if isinstance(d if d is not MISSING else lv, str) and "\n" in str(d if d is not MISSING else lv) \
             else "(JSON)"  # fmt: skip
         head_l = None if d is MISSING else Cell(indent, f"{label} {marker}" if left_lines is not None else
@@ -294,10 +247,6 @@ def _text(value: Any) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if hasattr(value, "isoformat") else str(value)
 
 
-def _is_structured(value: Any) -> bool:
-    return isinstance(value, dict | list) and bool(value)
-
-
 def _keys(dm: dict[str, Any], lm: dict[str, Any]) -> list[str]:
     """Git's keys in Git's order, then the keys only live has, in live order."""
     return [*dm, *(k for k in lm if k not in dm)]
@@ -314,20 +263,6 @@ def _name_key(item: Any) -> Any:
 
 def _value_key(item: Any) -> Any:
     return json.dumps(item, sort_keys=True)
-
-
-def _dash(indent: int, value: Any) -> Cell | None:
-    return None if value is MISSING else Cell(indent, "-")
-
-
-def _cell(indent: int, label: str, value: Any, *, header: bool = False) -> Cell | None:
-    if value is MISSING:
-        return None
-    if header and isinstance(value, dict | list) and value:
-        return Cell(indent, label)
-    if _is_long(value):
-        return Cell(indent, f"{label} ", long_value=str(value))
-    return Cell(indent, f"{label} {scalar_text(value)}")
 
 
 def side_by_side(desired: dict[str, Any], live: dict[str, Any]) -> SideBySide:

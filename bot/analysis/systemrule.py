@@ -26,8 +26,8 @@ from typing import Any
 from bot.analysis.fleet import AppObjects, BlastRadius, FleetGroup, SystemRule
 from bot.analysis.managedfields import ARGOCD_MANAGERS, child_for_item, entries_of
 from bot.analysis.pointer import MISSING, Path, join, resolve, split
-from bot.analysis.rules import jq_paths, rule_paths
 from bot.analysis.schema import group_of
+from bot.analysis.verify import jq_paths, rule_paths
 from bot.wording import report as wording
 
 MAX_UNCHECKED_SHARE = 0.10

@@ -48,7 +48,7 @@ from bot.demo.fake_kube import FakeKubernetes, context_from_case
 from bot.demo.fake_slack import FakeSlack, block_action_body, signed_headers
 from bot.demo.gitops import REPO, gitops_files, root_application, tracked_by
 from bot.demo.transcript import render_message
-from bot.jobs import webhook_body_of
+from bot.intake.jobs import webhook_body_of
 
 CHANNEL = "C0ALERTS"
 SHOP_CHANNEL = "C0SHOP"

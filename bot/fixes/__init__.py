@@ -12,4 +12,6 @@ With clients passed in (Argo CD and a Git host, read and write through ``bot.sou
 
 * ``locate`` -- where the Application is defined (annotation, parent app of apps, ApplicationSet);
 * ``opener`` -- the one branch, one commit and one pull request.
+
+With the store passed in: ``approvals`` -- who may open the pull request, and when enough people have said yes.
 """

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.jobs import app_key
+from bot.intake.jobs import app_key
 from bot.model import Finding
 from bot.wording.report import MASK
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from bot.errors import ArgoWhyError
-from bot.jobs import ButtonJob, CommandJob, WebhookJob, app_key
+from bot.intake.jobs import ButtonJob, CommandJob, WebhookJob, app_key
 from bot.model import Report
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.fleet import FleetLines
@@ -44,11 +44,11 @@ from bot.slack.render import Alert, Buttons, Message, diff_message, error_messag
 from bot.slack.render.fixes import FixButtons
 from bot.slack.render.fleet import with_system_offer
 from bot.sources.argocd import ArgoCDError
-from bot.state import DigestItem, ReportState
 from bot.store import ThreadRef, drift_start
 from bot.store.fleetobjects import stamp_of
 from bot.store.records import COUNTED_KEYS
-from bot.view import hours, save_page
+from bot.store.state import DigestItem, ReportState
+from bot.web.view import hours, save_page
 from bot.why import Reads, investigate
 from bot.wording import slack as wording
 

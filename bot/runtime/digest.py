@@ -37,8 +37,8 @@ from bot.runtime.services import Services
 from bot.slack.render import Alert, Buttons, Message, digest_message
 from bot.slack.render.blocks import MAX_BLOCKS
 from bot.slack.render.digest import DigestEntry, digest_list, lines_fit
-from bot.state import DigestItem, DigestState
 from bot.store import ThreadRef, drift_start, json_object
+from bot.store.state import DigestItem, DigestState
 from bot.wording import slack as wording
 from bot.wording.report import plural
 

@@ -1,11 +1,11 @@
 """A click on Open PR or Approve, from the worker: who may, how many approved, then the pull request.
 
-The flow of README's "Fixes from chat: Open PR", for one :class:`bot.jobs.FixJob`:
+The flow of README's "Fixes from chat: Open PR", for one :class:`bot.intake.jobs.FixJob`:
 
-1. the button's value is an opaque :class:`bot.state.FixState` id; the approver is the job's ``user`` (the signed
+1. the button's value is an opaque :class:`bot.store.state.FixState` id; the approver is the job's ``user`` (the signed
    payload's ``user.id``), never anything the button carries;
 2. without a Git provider there is nothing to do; a PR already opened for the same fix is linked, not repeated;
-3. :func:`bot.approvals.decide`, with the approvers of the app's AppProject as Argo CD shows it at click time
+3. :func:`bot.fixes.approvals.decide`, with the approvers of the app's AppProject as Argo CD shows it at click time
    (``APPROVER_ROUTES``, else ``APPROVERS``; :class:`bot.runtime.routes.Router`): nobody may approve, not allowed
    (the refusal names who may, for that project), the same person twice, "approved 1 of 2" (posted with an Approve
    button), or approved. A click where the app is not visible (another team's channel) is refused the same way;
@@ -26,13 +26,13 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
-from bot.approvals import Decision, audit_record, decide
 from bot.errors import ArgoWhyError
+from bot.fixes.approvals import Decision, audit_record, decide
 from bot.fixes.locate import Definition, Locator, NoDefinition
 from bot.fixes.opener import AlreadyPresent, Opened, Paste, open_fix, paste_snippet
 from bot.fixes.pr_text import Target, change_yaml, pr_body, pr_title
 from bot.fixes.proposal import Proposal, commit_fixable, proposal, source_fixable
-from bot.jobs import FixJob
+from bot.intake.jobs import FixJob
 from bot.model import Alert, Finding, Report
 from bot.routing import first_match
 from bot.runtime.routes import Router
@@ -57,7 +57,7 @@ from bot.slack.render.fixes import (
     slot_finding,
 )
 from bot.sources.git import GitHost
-from bot.state import FixState
+from bot.store.state import FixState
 from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.fixes")

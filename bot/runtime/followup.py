@@ -25,8 +25,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.approvals import audit_record
 from bot.errors import ArgoWhyError
+from bot.fixes.approvals import audit_record
 from bot.model import Alert
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
@@ -34,7 +34,7 @@ from bot.runtime.systemfix import SystemFix
 from bot.runtime.weekly import WeeklyReport
 from bot.slack.render.fixes import PRLink, fix_notice
 from bot.sources.git import GitHost, GitHostError, RepoRef
-from bot.state import ReportState
+from bot.store.state import ReportState
 from bot.wording import slack as wording
 
 log = logging.getLogger("argo_why.followup")

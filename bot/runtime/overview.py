@@ -15,7 +15,7 @@ import time
 
 from bot.analysis.fleet import FleetGroup, group_findings
 from bot.errors import ArgoWhyError
-from bot.jobs import CommandJob, HomeJob
+from bot.intake.jobs import CommandJob, HomeJob
 from bot.runtime.services import Services
 from bot.slack.render.overview import AppFacts, home_view, overview_message
 

@@ -20,13 +20,13 @@ import time
 from datetime import UTC, datetime
 
 from bot.analysis.fleet import group_findings
-from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
+from bot.intake.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.model import Alert
 from bot.runtime.services import Services
 from bot.slack.render.schedule import SUMMARY_SIZE, mute_ended_message, reminder_message, summary_message
 from bot.sources.argocd import ArgoCDError
-from bot.state import ReportState
 from bot.store import ThreadRef, drift_start, json_object
+from bot.store.state import ReportState
 
 log = logging.getLogger("argo_why.reminders")
 SCAN = 500

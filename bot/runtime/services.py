@@ -2,8 +2,8 @@
 
 :class:`Services` is the handlers' :class:`bot.intake.Intake` plus Slack (the poster, and the outbox every job
 posts through, exactly once) and the outbound sources (Argo CD, the clusters, the Git host). The clients come
-already built (:mod:`bot.clients` turns a settings group into a client with plain arguments), and ``channel`` is the
-alert channel checked at start-up: nothing here reads globals, the environment or the configuration's helpers.
+already built (:mod:`bot.sources.clients` turns a settings group into a client with plain arguments), and ``channel``
+is the alert channel checked at start-up: nothing here reads globals, the environment or the configuration's helpers.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from bot.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
+from bot.intake.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.runtime.overview import DriftOverview
 from bot.runtime.services import Services
 from bot.runtime.weekly import WeeklyReport

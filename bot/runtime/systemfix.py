@@ -29,10 +29,10 @@ import yaml
 from bot.analysis.fleet import AppObjects, FleetGroup, SystemRule, group_findings
 from bot.analysis.schema import group_of
 from bot.analysis.systemrule import system_rule
-from bot.approvals import audit_record, decide
 from bot.errors import ArgoWhyError
-from bot.fixes.cmedit import add_system_rule
-from bot.jobs import FixJob, app_key
+from bot.fixes.approvals import audit_record, decide
+from bot.fixes.cmedit import Form, add_system_rule
+from bot.intake.jobs import FixJob, app_key
 from bot.runtime.cmfile import CMFile, locate
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
@@ -52,8 +52,8 @@ from bot.sources.git import (
     GitHost,
     GitHostError,
 )
-from bot.state import SystemFixState
 from bot.store.fleetobjects import stamp_of
+from bot.store.state import SystemFixState
 from bot.wording import pr as pr_wording
 from bot.wording import slack as wording
 

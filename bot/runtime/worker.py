@@ -20,7 +20,7 @@ import contextlib
 import logging
 import time
 
-from bot.jobs import ButtonJob, CommandJob, FixJob, HomeJob, Job, JobRejected, NoteJob, WebhookJob, parse_job
+from bot.intake.jobs import ButtonJob, CommandJob, FixJob, HomeJob, Job, JobRejected, NoteJob, WebhookJob, parse_job
 from bot.queue import Entry
 from bot.runtime.alerts import Alerts, AnalysisFailed
 from bot.runtime.fixflow import FixFlow
@@ -29,8 +29,8 @@ from bot.runtime.serial import AppBusy, AppLocks
 from bot.runtime.services import Services
 from bot.slack.poster import SlackUnavailable
 from bot.slack.render import Message, analysis_failed_message
-from bot.state import SystemFixState
 from bot.store import StoreUnavailable
+from bot.store.state import SystemFixState
 
 log = logging.getLogger("argo_why.worker")
 MAX_DELIVERIES = 100  # a job Slack keeps refusing for this long is dead-lettered rather than retried forever

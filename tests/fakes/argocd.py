@@ -56,7 +56,7 @@ from bot.demo.fake_argocd.diffs import is_argocd_hook
 from tests.fakes.injection import FailureInjection
 
 if TYPE_CHECKING:
-    from tests.argocd_diff import ArgoDiff, Mode
+    from tests.harness.argocd_diff import ArgoDiff, Mode
 
 
 def argocd_diffs(

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.kube_server import write_certificates
+from tests.harness.kube_server import write_certificates
 
 SIDECAR = {"name": "proxy", "image": "registry.example.com/proxy:2.1", "args": ["--port", "15001"]}
 INJECTED_LABEL = "sidecar.example.com/injected"

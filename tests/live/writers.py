@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from tests.kube_server import KubeServer
+from tests.harness.kube_server import KubeServer
 
 Obj = dict[str, Any]
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"

@@ -2,7 +2,7 @@
 
 Before anything is compared, both sides go through gitops-engine's ``remarshal`` (the round trip of a built-in kind
 through its Go type: ``1024Mi`` is ``1Gi``, an empty omitempty field vanishes). That one is ``bot.analysis.remarshal``:
-the stand-in's answers are held to Argo CD's own (argodiff) by tests/test_argocd_standin.py, so sharing it cannot
+the stand-in's answers are held to Argo CD's own (argodiff) by tests/live/test_argocd_standin.py, so sharing it cannot
 hide a bug in it. So are ``three_way_live`` (what the three-way diff leaves out of the live object before it computes
 the patch: beyond the last applied configuration, all of a custom resource, a StatefulSet's volumeClaimTemplates)
 and ``three_way_config`` (what the patch deletes: set by the last applied configuration, no longer by Git).
@@ -122,7 +122,7 @@ def predict_live(live: Obj, target: Obj) -> Obj:
 def _normalized(obj: Obj, ignore_status: bool) -> Obj:
     obj = copy.deepcopy(obj)
     # gitops-engine's diff.Normalize removes creationTimestamp from both sides and keeps managedFields (Argo CD's UI
-    # hides them itself): checked against Argo CD's own diff by tests/test_argocd_standin.py.
+    # hides them itself): checked against Argo CD's own diff by tests/live/test_argocd_standin.py.
     (obj.get("metadata") or {}).pop("creationTimestamp", None)
     if ignore_status:
         obj.pop("status", None)

@@ -27,7 +27,7 @@ from typing import Any
 from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block
 
-from bot.jobs import ActionId
+from bot.intake.jobs import ActionId
 from bot.slack.render.escaping import clip, cut, escape, fill, in_code
 from bot.slack.render.inputs import Buttons
 from bot.wording import slack as wording

@@ -21,7 +21,7 @@ from typing import Literal
 from urllib.parse import quote
 
 from bot.analysis.managedfields import ARGOCD_MANAGERS
-from bot.jobs import ActionId
+from bot.intake.jobs import ActionId
 from bot.model import Report
 from bot.slack.render.blocks import (
     MAX_BLOCKS,

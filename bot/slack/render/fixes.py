@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.jobs import ActionId
+from bot.intake.jobs import ActionId
 from bot.model import Finding
 from bot.slack.render.blocks import JSONBlock, Message, button, context, message, section
 from bot.slack.render.escaping import clip, code, code_block, cut_note, escape, fill, in_code

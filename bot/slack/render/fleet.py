@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.analysis.fleet import FleetGroup, SystemRule
-from bot.jobs import ActionId
+from bot.intake.jobs import ActionId
 from bot.slack.render.blocks import JSONBlock, Message, button, context, message, section
 from bot.slack.render.escaping import clip, code, escape, fill
 from bot.slack.render.fixes import fix_block_id, mention

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bot.jobs import ActionId
+from bot.intake.jobs import ActionId
 from bot.model import Finding, Report
 from bot.slack.render.blocks import (
     MAX_SECTION,

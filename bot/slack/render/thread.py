@@ -155,7 +155,7 @@ def thread_messages(report: Report, alert: Alert, fixes: FixButtons | None = Non
     """The thread under the parent: one section pair per finding (what not to do in its fix section), then the rules
     to paste and the notes.
 
-    ``view_url``: the signed link to the drift page (:mod:`bot.view`), said under the title of the first message
+    ``view_url``: the signed link to the drift page (:mod:`bot.web.view`), said under the title of the first message
     ("Full diff", valid ``view_hours``).
 
     ``fixes`` adds, under each finding that has a rule, its Open PR button (slot ``finding-N``) and, where the
