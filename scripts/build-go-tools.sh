@@ -2,7 +2,7 @@
 # Builds the Go test tooling of tests/tools/ (its own go.mod/go.sum, every version pinned) once per machine:
 #   kube-apiserver  k8s.io/kubernetes/cmd/kube-apiserver   the real API server of the live tests
 #   etcd            go.etcd.io/etcd/server/v3              its storage
-#   kubectl         k8s.io/kubernetes/cmd/kubectl          the client of the README's recipes (tests/test_readme_recipe.py)
+#   kubectl         k8s.io/kubernetes/cmd/kubectl          the client of the README's recipes (tests/live/test_readme_recipe.py)
 #   argodiff        tests/tools/argodiff                   Argo CD's own diff and ignoreDifferences normalizer
 #   notify          tests/tools/notify                     Argo CD's notifications engine (render and send)
 #   argodiff-argocd-3.1  the same argodiff source built in the module tests/tools/argocd-3.1 (argo-cd v3.1.9, its

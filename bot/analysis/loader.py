@@ -49,7 +49,7 @@ def _loader_class() -> Any:
 
     base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    class _Loader(base):  # type: ignore[misc,valid-type]  # libyaml's loader has no type hints
+    class _Loader(base):  # type: ignore[misc]  # libyaml's loader has no type hints
         def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
             seen: dict[tuple[str, str], int] = {}
             for key_node, _ in node.value:

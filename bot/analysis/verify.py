@@ -28,12 +28,10 @@ def _compiled(expr: str) -> Any:
     return jq.compile(f"[path({expr})]")
 
 
-
 def jq_paths(expr: str, obj: Any) -> list[Path]:
     """The paths ``expr`` selects in ``obj``; ``ValueError`` when jq rejects it."""
     result = _compiled(expr).input_value(obj).first()
     return [tuple(p) for p in result or []]
-
 
 
 def rule_paths(rule: dict[str, Any], obj: dict[str, Any]) -> list[Path]:
@@ -54,10 +52,8 @@ def rule_paths(rule: dict[str, Any], obj: dict[str, Any]) -> list[Path]:
     return out
 
 
-
 def _sort_key(path: Path) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, t) if isinstance(t, int) else (1, t) for t in path)
-
 
 
 def apply_rule(rule: dict[str, Any], obj: dict[str, Any], paths: Sequence[Path] | None = None) -> dict[str, Any]:
@@ -80,7 +76,6 @@ def apply_rule(rule: dict[str, Any], obj: dict[str, Any], paths: Sequence[Path] 
         elif isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
             del parent[last]
     return out
-
 
 
 def _copied_child(parent: Any, tok: Token, copied: set[int]) -> Any:
@@ -106,7 +101,6 @@ def _copied_child(parent: Any, tok: Token, copied: set[int]) -> Any:
     return child
 
 
-
 def _leaves(value: Any, path: Path) -> Iterator[Path]:
     """The paths of the scalar values in ``value`` (empty maps and lists hold nothing Git manages)."""
     if isinstance(value, dict):
@@ -119,7 +113,6 @@ def _leaves(value: Any, path: Path) -> Iterator[Path]:
         yield path
 
 
-
 def _spares_git(desired: dict[str, Any], differing: Sequence[Path], hidden_paths: Sequence[Path]) -> bool:
     """Every value Git sets that the rule hides (``hidden_paths``: its paths in ``desired``) differs live: nothing Git
     manages and agrees on goes unseen."""
@@ -130,13 +123,11 @@ def _spares_git(desired: dict[str, Any], differing: Sequence[Path], hidden_paths
     return True
 
 
-
 def _signature(d: Delta) -> tuple[Any, ...]:
     """A difference as the same difference wherever a removed list item shifted it: its path without indices and
     both values."""
     shape = tuple("[]" if isinstance(t, int) else t for t in d.path)
     return (shape, *(None if v is MISSING else json.dumps(v, sort_keys=True) for v in (d.desired, d.live)))
-
 
 
 def verify(

@@ -113,9 +113,9 @@ def _resources(report: Report) -> list[str]:
 
 def _body(report: Report) -> str:
     if not report.findings and (report.resources or report.nothing_differs is not None):
-        counted = wording.plural(wording.RESOURCES, report.resources_compared)
+        compared_n = wording.plural(wording.RESOURCES, report.resources_compared)
         count = wording.plural(wording.RESOURCES_COUNTED, len(report.resources))
-        head_lines = [wording.RESOURCES_HEAD.format(app=report.app or "the app", compared=counted, count=count), ""]
+        head_lines = [wording.RESOURCES_HEAD.format(app=report.subject, compared=compared_n, count=count), ""]
         lines = [*(head_lines if report.resources else []), *_resources(report)]
         return "\n".join([*lines, *(f"note: {n}" for n in report.notes)]) + "\n"
     if not report.findings:

@@ -31,7 +31,7 @@ from bot.analysis.schema import group_of
 from bot.analysis.systemrule import system_rule
 from bot.errors import ArgoWhyError
 from bot.fixes.approvals import audit_record, decide
-from bot.fixes.cmedit import Form, add_system_rule
+from bot.fixes.cmedit import add_system_rule
 from bot.intake.jobs import FixJob, app_key
 from bot.runtime.cmfile import CMFile, locate
 from bot.runtime.fixflow import FixFlow

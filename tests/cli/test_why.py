@@ -83,7 +83,7 @@ async def test_calls_do_not_grow_with_in_sync_resources(
     name = _serve(argocd, kube)
     await why(settings, name, cluster=False)
     # application, managed-resources; no render: the HPA owns the field, no second render could decide it
-    # (tests/test_why_renders.py: when one could)
+    # (tests/cli/test_why_renders.py: when one could)
     assert [c.path.rsplit("/", 1)[-1] for c in argocd.calls] == [name, "managed-resources"]
 
 

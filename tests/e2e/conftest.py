@@ -21,11 +21,11 @@ from tests.fakes.git import FakeGitHub
 from tests.fakes.slack import FakeSlack
 from tests.harness.argocd_e2e import APPROVER, CHANNEL, E2E, REPO, bot_settings
 from tests.harness.argocd_stack import ArgoCDStack, ArgoCDStackError, start_argocd_stack
+from tests.harness.kube_server import KubeServer
+from tests.harness.redis_server import _redis_server_binary, _start_on_free_port, free_port
+from tests.harness.service_kit import BotProcess
 from tests.harness.webhook_tap import WebhookTap
-from tests.kube_server import KubeServer
 from tests.live.writers import Cluster
-from tests.redis_server import _redis_server_binary, _start_on_free_port, free_port
-from tests.service_kit import BotProcess
 
 
 @pytest.fixture(scope="session")

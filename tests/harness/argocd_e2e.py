@@ -38,11 +38,11 @@ from pydantic import SecretStr
 from bot.config import ArgoCDSettings, GitSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
 from tests.fakes.git import FakeGitHub
 from tests.fakes.slack import FakeSlack, block_action_body, signed_headers, slash_command_body
-from tests.go_tools import ROOT
 from tests.harness.argocd_stack import IN_CLUSTER, KUBE_CONTEXT, ArgoCDStack
+from tests.harness.go_tools import ROOT
+from tests.harness.service_kit import BotProcess
 from tests.harness.webhook_tap import WebhookTap
 from tests.live.writers import Cluster
-from tests.service_kit import BotProcess
 
 CHANNEL = "C0ALERTS"
 TRIGGER = ROOT / "deploy" / "argocd-notifications" / "argocd-notifications-cm.patch.yaml"

@@ -1,5 +1,5 @@
 """A real Argo CD for the tests: its API server, repo server, application controller and notifications controller,
-on the suite's real kube-apiserver (``tests.kube_server``), all on 127.0.0.1.
+on the suite's real kube-apiserver (``tests.harness.kube_server``), all on 127.0.0.1.
 
 The binary is Argo CD v3.2.12 built by ``scripts/build-go-tools.sh argocd`` (tests/tools/argocd: its own Go module,
 once per machine, cached; the folder also holds the release's CRDs). :class:`ArgoCDStack` brings up, in order:
@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.go_tools import ROOT, GoToolsError, build_go_tools
-from tests.kube_server import KubeServer, _die_with_parent, _tail, start_kube_server
-from tests.redis_server import free_port
+from tests.harness.go_tools import ROOT, GoToolsError, build_go_tools
+from tests.harness.kube_server import KubeServer, _die_with_parent, _tail, start_kube_server
+from tests.harness.redis_server import free_port
 
 APPS_NAMESPACE = "apps"
 """The namespace outside ``argocd`` where Applications may live (argocd-server's ``--application-namespaces``)."""

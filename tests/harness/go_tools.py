@@ -1,7 +1,7 @@
 """The Go test tooling (tests/tools/): where its binaries are, built on first use by ``scripts/build-go-tools.sh``.
 
-``build_go_tools()`` returns the folder holding ``kube-apiserver``, ``etcd``, ``kubectl`` and ``argodiff``, built once per
-machine into ``${XDG_CACHE_HOME:-~/.cache}/argo-why/go-tools/<versions and hash>/`` and reused afterwards (the
+``build_go_tools()`` returns the folder holding ``kube-apiserver``, ``etcd``, ``kubectl`` and ``argodiff``, built once
+per machine into ``${XDG_CACHE_HOME:-~/.cache}/argo-why/go-tools/<versions and hash>/`` and reused afterwards (the
 script answers at once when the folder exists). The answer is remembered for the session; the
 ``go_tools`` fixture gives it to a test. A build that fails raises
 :class:`GoToolsError` with the failing step and the Go error: the tests that need the tools fail, never skip.

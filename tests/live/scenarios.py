@@ -96,6 +96,7 @@ class Script:
         for obj in objs:
             key = (obj["kind"], obj["metadata"]["name"])
             self.desired = [obj if (d["kind"], d["metadata"]["name"]) == key else d for d in self.desired]
+
     def argocd_earlier(self, *objs: Obj) -> None:
         """Argo CD synced these at an earlier revision; Git no longer has them: they stay in the cluster."""
         for obj in objs:

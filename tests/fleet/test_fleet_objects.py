@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.store.fleetobjects import stamp_of
-from tests.fleet_kit import edited_objects, hpa_objects
-from tests.test_store import StoreKit, kit  # noqa: F401  (kit: a fixture)
+from tests.harness.fleet_kit import edited_objects, hpa_objects
+from tests.runtime.test_store import StoreKit, kit  # noqa: F401  (kit: a fixture)
 
 
 def app(revision: str, finished: str, status: str = "OutOfSync") -> dict[str, Any]:

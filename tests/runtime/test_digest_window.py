@@ -19,11 +19,11 @@ import pytest
 
 from bot.config import Settings
 from bot.demo.runner import webhook_body
-from tests.conftest import serve_case
 from tests.fakes.argocd import FakeArgoCD
+from tests.fakes.cases import serve_case
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack
-from tests.service_kit import CHANNEL, running, service_settings, until
+from tests.harness.service_kit import CHANNEL, running, service_settings, until
 
 DIGEST = "__digest__"  # the thread-map key of SLACK_CHANNEL's digest (bot.runtime.digest)
 CASES = ["hpa-replicas-csa", "hpa-replicas-ssa", "manual-kubectl-edit-image", "kubectl-rollout-restart",

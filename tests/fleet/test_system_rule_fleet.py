@@ -7,7 +7,7 @@
 * a refusal is one phrase with the right plural.
 
 The real bot (uvicorn, Bolt, the worker, real Redis) against the fake Argo CD, Slack and GitHub, on the stand-in
-fleet of ``tests/fleet_kit.py`` and the harness of ``tests/test_fleet_pr.py``.
+fleet of ``tests/harness/fleet_kit.py`` and the harness of ``tests/fleet/test_fleet_pr.py``.
 """
 
 from __future__ import annotations
@@ -27,9 +27,7 @@ from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.git import FakeGitHub
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack
-from tests.fleet_kit import HPA_MANAGER, edited_objects, hpa_objects, serve
-from tests.service_kit import running, service_settings, until
-from tests.test_fleet_pr import (  # noqa: F401  (github: a fixture)
+from tests.fleet.test_fleet_pr import (  # noqa: F401  (github: a fixture)
     ALICE,
     BOB,
     CONFIGMAP,
@@ -43,6 +41,8 @@ from tests.test_fleet_pr import (  # noqa: F401  (github: a fixture)
     system_button,
     thread_of,
 )
+from tests.harness.fleet_kit import HPA_MANAGER, edited_objects, hpa_objects, serve
+from tests.harness.service_kit import running, service_settings, until
 
 CAROL = "U0CAROL"  # may approve the project's app fixes (APPROVER_ROUTES), not a system-level rule
 LATE = ["team-e", "team-f"]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import deployment, entry, live_of
+from tests.builders import deployment, entry, live_of
 
 
 def run(*args: str, stdin: str | bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -23,9 +23,9 @@ from typing import Any
 import yaml
 
 from bot.analysis import load_documents
-from tests.go_tools import build_go_tools
-from tests.kube_server import KubeServer
-from tests.served_kinds import ServedKinds
+from tests.harness.go_tools import build_go_tools
+from tests.harness.kube_server import KubeServer
+from tests.harness.served_kinds import ServedKinds
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 APP = "shop"

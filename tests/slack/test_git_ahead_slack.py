@@ -1,7 +1,8 @@
 """Git ahead of the cluster in Slack (issue 30, item 1): one calm message, never a drift alert.
 
 The report is what ``why`` gives for the casebook's rollback scenario once the Application says Git moved on since
-the sync (tests/test_git_ahead.py); the parent is its only message: a calm icon, which revision was synced and which
+the sync (tests/analysis/test_git_ahead.py);
+the parent is its only message: a calm icon, which revision was synced and which
 Git is at, why the sync has not run, the fields that will change; no thread, no Show diff, no Open PR.
 """
 
@@ -20,12 +21,13 @@ from bot.slack.render.fixes import FixButtons
 from bot.slack.render.inputs import Buttons
 from bot.why import application_facts, git_ahead_note
 from bot.wording import slack as wording
-from tests.conftest import CASEBOOK, explain_case
+from tests.builders import explain_case
 from tests.fakes.argocd import FakeArgoCD, app_from_case, build_application
 from tests.fakes.kube import FakeKubernetes, context_from_case
 from tests.fakes.slack import FakeSlack
-from tests.service_kit import CHANNEL, running, service_settings
-from tests.test_slack_render import check_golden
+from tests.harness.service_kit import CHANNEL, running, service_settings
+from tests.paths import CASEBOOK
+from tests.slack.test_slack_render import check_golden
 
 NEW = "c0ffee0000000000000000000000000000000001"
 ROLLBACK = CASEBOOK / "cases" / "unknown-argocd-owned-rollback"

@@ -11,8 +11,8 @@ import re
 import shlex
 from typing import Any
 
-from tests.conftest import ROOT
-from tests.test_chart import bot_container, render
+from tests.deploy.test_chart import bot_container, render
+from tests.paths import ROOT
 
 README = ROOT / "deploy" / "README.md"
 

@@ -26,10 +26,12 @@ from bot.analysis import explain
 from bot.config import ArgoCDSettings
 from bot.model import Finding, Report
 from bot.wording import report as wording
-from tests.conftest import CASEBOOK, EXTRA, deployment, entry, explain_case, live_of, why_settings
+from tests.builders import deployment, entry, explain_case, live_of
+from tests.cli.test_why import why
 from tests.fakes.argocd import REVISION, FakeArgoCD, app_from_case, build_application
+from tests.fakes.cases import why_settings
 from tests.fakes.kube import FakeKubernetes, context_from_case
-from tests.test_why import why
+from tests.paths import CASEBOOK, EXTRA
 
 ROLLBACK = CASEBOOK / "cases" / "unknown-argocd-owned-rollback"
 GATEKEEPER = EXTRA / "gatekeeper-image-digest-mutation"

@@ -19,13 +19,13 @@ import pytest
 
 from bot.analysis.diff import diff_objects
 from bot.analysis.fleet import FleetFinding
-from bot.analysis.rules import apply_rule
+from bot.analysis.verify import apply_rule
 from bot.analysis.schema import ListType
-from bot.jobs import WebhookBody, WebhookJob
+from bot.intake.jobs import WebhookBody, WebhookJob
 from bot.metrics import Metrics
 from bot.queue import JobJSON, MemoryQueue, RedisQueue
 from bot.store.fleet import FleetEntry
-from tests.conftest import FakeClock
+from tests.fakes.clock import FakeClock
 
 BODY = {
     "app": {"name": "cafe", "namespace": "argocd", "project": "default"},

@@ -13,8 +13,8 @@ import pytest
 
 from bot.demo import EXAMPLES
 from bot.report.html import render_html
-from tests.test_browser import EXAMPLE_NAMES, PHONE, browser_context, open_page, page_file
-from tests.test_report_html import folder_report
+from tests.report.test_browser import EXAMPLE_NAMES, PHONE, browser_context, open_page, page_file
+from tests.report.test_report_html import folder_report
 
 EXTRA = Path(__file__).parent / "scenarios" / "extra"
 LONG = ["spot-webhook-appends-toleration"]

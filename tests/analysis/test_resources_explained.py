@@ -4,7 +4,7 @@
 Through ``argo-why explain`` on files (the CLI, exit status included), ``why`` against the stand-in Argo CD (whose
 Application status and ``managed-resources`` are shaped like argocd-server 3.x's: a live object Git no longer has
 is ``modified: false`` with ``requiresPruning`` in the status, hooks are never served), and the Slack rendering
-(golden files in tests/golden/slack/, ``UPDATE_GOLDEN=1`` rewrites them).
+(golden files in tests/slack/golden/, ``UPDATE_GOLDEN=1`` rewrites them).
 
 The rules held here are Argo CD's own: gitops-engine's ``pkg/sync/hook`` (``IsHook``, ``Skip``, Helm's
 ``crd-install`` that is no hook), argo-cd's ``controller/hook.go`` (post-delete hooks) and ``controller/state.go``
@@ -32,13 +32,15 @@ from bot.demo.runner import webhook_body
 from bot.model import Report, report_from_dict
 from bot.wording import report as wording
 from bot.wording import slack as wording_slack
-from tests.conftest import CASEBOOK, ROOT, deployment, live_of, why_settings
+from tests.builders import deployment, live_of
+from tests.cli.test_why import why
 from tests.fakes.argocd import FakeArgoCD, app_from_case, build_application, resource_diff
+from tests.fakes.cases import why_settings
 from tests.fakes.kube import FakeKubernetes, context_from_case
 from tests.fakes.slack import FakeSlack
-from tests.service_kit import CHANNEL, running, service_settings
-from tests.test_slack_render import check_golden, hand_alert, rendered
-from tests.test_why import why
+from tests.harness.service_kit import CHANNEL, running, service_settings
+from tests.paths import CASEBOOK, ROOT
+from tests.slack.test_slack_render import check_golden, hand_alert, rendered
 
 Obj = dict[str, Any]
 HOOK, HELM_HOOK = "argocd.argoproj.io/hook", "helm.sh/hook"
@@ -427,7 +429,7 @@ def test_golden_nothing_differs() -> None:
 
 
 def test_findings_and_resources_share_the_thread() -> None:
-    from tests.test_slack_render import hand_report
+    from tests.slack.test_slack_render import hand_report
 
     report = hand_report()
     report.resources = _one_sided_report().resources
@@ -473,7 +475,7 @@ def test_the_drift_page_says_which_resources_and_the_fix() -> None:
 
 def test_a_digest_says_an_app_has_resources_only_one_side_has() -> None:
     from bot.slack.render import digest_message
-    from bot.state import DigestItem
+    from bot.store.state import DigestItem
 
     report = _one_sided_report()
     kept = DigestItem.of(hand_alert(), report).parsed_report()  # what the digest keeps in Redis

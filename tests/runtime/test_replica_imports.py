@@ -28,7 +28,7 @@ def loaded_after(code: str) -> set[str]:
 
 
 def test_starting_the_bot_loads_no_chart_and_no_page_library() -> None:
-    loaded = loaded_after("import bot.app, bot.cli, bot.runtime, bot.view")
+    loaded = loaded_after("import bot.app, bot.cli, bot.runtime, bot.web.view")
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import Settings
-from tests.service_kit import running
-from tests.test_notifications import SHAPES, notify, run_notify, settings  # noqa: F401  (fixtures)
+from tests.deploy.test_notifications import SHAPES, notify, run_notify, settings  # noqa: F401  (fixtures)
+from tests.harness.service_kit import running
 
 OLD, NEW = "9f3c2a1d5be4c1a0e2f7b8c9d0a1b2c3d4e5f607", "c0ffee0000000000000000000000000000000001"
 

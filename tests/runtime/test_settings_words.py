@@ -23,8 +23,8 @@ from bot.wording import cli as wording
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack
-from tests.redis_server import free_port
-from tests.service_kit import BotProcess, service_settings, until
+from tests.harness.redis_server import free_port
+from tests.harness.service_kit import BotProcess, service_settings, until
 
 
 def _every_variable() -> set[str]:

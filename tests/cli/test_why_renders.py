@@ -2,7 +2,7 @@
 
 * The two uncached renders of the revision (each a full render on Argo CD's repo server) are asked for only when a
   difference could be decided by them: only Argo CD, or nobody, owns it and no earlier rule explained it. The
-  nondeterministic-render verdicts are still found (tests/test_why.py holds every scenario's verdicts to explain's,
+  nondeterministic-render verdicts are still found (tests/cli/test_why.py holds every scenario's verdicts to explain's,
   which always gets the second render);
 * an app Argo CD does not have costs one request for the Application, never its managed-resources;
 * what was read is handed to the caller (``Reads``), so that the alert routes with that Application.
@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from bot.clients import argocd_factory
 from bot.config import ArgoCDSettings
 from bot.model import Report
 from bot.sources.argocd import ArgoCDError
+from bot.sources.clients import argocd_factory
 from bot.why import Reads, investigate
-from tests.conftest import serve_case, why_settings
 from tests.fakes.argocd import FakeArgoCD
+from tests.fakes.cases import serve_case, why_settings
 from tests.fakes.kube import FakeKubernetes
 
 
