@@ -19,8 +19,8 @@ import pytest
 
 from bot.analysis.diff import diff_objects
 from bot.analysis.fleet import FleetFinding
-from bot.analysis.verify import apply_rule
 from bot.analysis.schema import ListType
+from bot.analysis.verify import apply_rule
 from bot.intake.jobs import WebhookBody, WebhookJob
 from bot.metrics import Metrics
 from bot.queue import JobJSON, MemoryQueue, RedisQueue
