@@ -27,8 +27,6 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-import yaml
-
 from bot.analysis.context import COMPARE_OPTIONS, annotations_of, meta, same_app, tracked_app
 from bot.analysis.schema import group_of
 
@@ -86,6 +84,8 @@ def _filters(argocd_cm: dict[str, Any] | None, key: str) -> list[dict[str, Any]]
     text = ((argocd_cm or {}).get("data") or {}).get(key)
     if not isinstance(text, str):
         return []
+    import yaml  # only when argocd-cm is in the context and says this: explain of JSON input never pays its import
+
     try:
         body = yaml.safe_load(text)
     except yaml.YAMLError:

@@ -4,6 +4,7 @@
   notifications webhook pointing at the port the bot will listen on. When it cannot be built or started, every test
   that uses it fails with the failing step and the components' logs (never a skip). When a test of the session
   failed, the logs' tails are printed and their folder kept.
+* ``kube_server`` (session): an API server of the end-to-end tests' own (see its docstring).
 * ``webhook_tap`` (session): where the notifications webhook goes, a recording relay to the bot.
 * ``e2e`` (session): :class:`tests.harness.argocd_e2e.E2E`: the stack, the fake Slack and GitHub, and
   ``argo-why serve`` in a process of its own.
@@ -21,11 +22,29 @@ from tests.fakes.git import FakeGitHub
 from tests.fakes.slack import FakeSlack
 from tests.harness.argocd_e2e import APPROVER, CHANNEL, E2E, REPO, bot_settings
 from tests.harness.argocd_stack import ArgoCDStack, ArgoCDStackError, start_argocd_stack
-from tests.harness.kube_server import KubeServer
+from tests.harness.go_tools import GoToolsError
+from tests.harness.kube_server import KubeServer, start_kube_server
 from tests.harness.redis_server import _redis_server_binary, _start_on_free_port, free_port
 from tests.harness.service_kit import BotProcess
 from tests.harness.webhook_tap import WebhookTap
 from tests.live.writers import Cluster
+
+
+@pytest.fixture(scope="session")
+def kube_server(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[KubeServer]:
+    """The end-to-end tests' own API server (it overrides the harness's for this folder): Argo CD installs its CRDs by
+    server-side apply, which must not meet the open-schema CRDs that other tests of the same pytest worker serve for
+    the same kinds (``served_kinds``), and the controller watches everything the cluster holds."""
+    try:
+        server = start_kube_server(tmp_path_factory.mktemp("argocd-kube"))
+    except GoToolsError as e:
+        pytest.fail(f"the real API server could not be started: {e}", pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()
+        if request.session.testsfailed:
+            sys.stderr.write(f"\nkube-apiserver and etcd logs kept in {server.log_dir}\n{server.logs_tail()}\n")
 
 
 @pytest.fixture(scope="session")

@@ -328,8 +328,7 @@ def test_uncached_renders_advance_and_stay_on_the_last(argo: FakeArgoCD, client:
 
     def schedule(**params: str) -> str:
         body = client.get("/api/v1/applications/shop/manifests", params=params).json()
-        assert body["revision"] == params.get("revision", REVISION)
-        assert body["sourceType"] == "Helm" and body["namespace"] == "shop" and body["server"]
+        assert set(body) == {"manifests"}  # as the real Argo CD answers (tests/e2e/test_argocd_contract.py)
         return str(json.loads(body["manifests"][0])["spec"]["schedule"])
 
     seen = [schedule(), schedule(noCache="true"), schedule(), schedule(noCache="true"), schedule(noCache="true")]
@@ -380,7 +379,7 @@ def test_resource_tree_and_events(argo: FakeArgoCD, client: httpx.Client) -> Non
     ]
     argo.add_app(app, diffs, events=events)
     own = client.get("/api/v1/applications/shop/events").json()
-    assert own["metadata"] == {} and [e["reason"] for e in own["items"]] == ["x"]
+    assert set(own["metadata"]) == {"resourceVersion"} and [e["reason"] for e in own["items"]] == ["x"]
     params = {"resourceName": "web", "resourceNamespace": "shop", "resourceUID": web["uid"]}
     assert [e["reason"] for e in client.get("/api/v1/applications/shop/events", params=params).json()["items"]] == ["y"]
     status, _ = error(client.get("/api/v1/applications/shop/events", params={**params, "resourceUID": "other"}))

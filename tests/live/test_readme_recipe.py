@@ -27,7 +27,7 @@ from tests.harness.go_tools import build_go_tools
 from tests.harness.kube_server import KubeServer
 from tests.harness.served_kinds import ServedKinds
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 APP = "shop"
 
 ARGOCD_STAND_IN = """#!/bin/sh

@@ -16,7 +16,7 @@ from bot.report.html import render_html
 from tests.report.test_browser import EXAMPLE_NAMES, PHONE, browser_context, open_page, page_file
 from tests.report.test_report_html import folder_report
 
-EXTRA = Path(__file__).parent / "scenarios" / "extra"
+EXTRA = Path(__file__).resolve().parents[1] / "scenarios" / "extra"
 LONG = ["spot-webhook-appends-toleration"]
 
 # Every visible block-level element whose content is wider than its box, unless the box scrolls sideways; and every

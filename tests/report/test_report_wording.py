@@ -17,7 +17,7 @@ import yaml
 
 from bot.cli import main
 
-SCENARIOS = Path(__file__).parent / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 FOLDERS = sorted(p for p in [*(SCENARIOS / "casebook" / "cases").iterdir(), *(SCENARIOS / "extra").iterdir()]
                  if (p / "desired.yaml").exists())  # fmt: skip
 

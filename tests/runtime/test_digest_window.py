@@ -53,6 +53,11 @@ async def test_a_digest_still_taking_apps_after_its_window_stays_one_message(
         await until(lambda: len(top(slack)) == 3, 10)  # two parents, one digest
         # the digest began more than a window ago, and apps kept joining it until now (a long storm)
         store = bot.services.store
+
+        async def digest_saved() -> bool:  # the digest's thread is saved just after Slack accepted its message
+            return await store.get_thread(DIGEST) is not None
+
+        await until(digest_saved, 10)
         ref = await store.get_thread(DIGEST)
         assert ref is not None
         now = time.time()

@@ -16,7 +16,7 @@ import pytest
 
 from bot.runtime.weekly import draw_chart
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("matplotlib", "numpy", "PIL", "jinja2")
 
 

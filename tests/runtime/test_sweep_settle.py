@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.runtime.sweep import SETTLE_S, settled_after_sync
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FINISHED = datetime(2026, 12, 3, 8, 32, 51, tzinfo=UTC).timestamp()
 
 
