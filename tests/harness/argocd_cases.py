@@ -61,9 +61,10 @@ def _synced(e2e: E2E, name: str, files: dict[str, Obj]) -> str:
 def _recorded(e2e: E2E, name: str, ns: str, *, fires: bool = True) -> Recording:
     if fires:
         sent = wait_for(lambda: e2e.tap.for_app(name), bool, f"the trigger's webhook for {name}")
-    else:  # the trigger must stay silent: give the notifications controller a comparison and some time to send
+    else:  # the trigger must stay silent: past its grace, a comparison and a moment to evaluate it
+        e2e.past_grace(name)
         wait_for(lambda: e2e.app(name)["status"]["sync"]["status"], lambda s: s == "OutOfSync", f"{name} OutOfSync")
-        time.sleep(3)
+        time.sleep(3)  # the notifications controller reacts within a fraction of a second
         sent = e2e.tap.for_app(name)
     app = e2e.app(name)
     return Recording(name, ns, [s.body for s in sent], app, e2e.managed_resources(name))
@@ -81,6 +82,11 @@ def removed_from_git(e2e: E2E, name: str) -> Recording:
     ns = _synced(e2e, name, files)
     e2e.add_files({f"apps/{name}/configmap.yaml": None}, "remove the ConfigMap")
     e2e.refresh(name)
+    # Git is ahead now, which the shipped trigger leaves to Argo CD; a sync of the new revision without prune (as an
+    # automated sync with prune off does) leaves the ConfigMap behind, requiring pruning, after a successful sync
+    e2e.sync(name, expect="OutOfSync")
+    e2e.past_grace(name)
+    e2e.refresh(name)  # a comparison now: the trigger is evaluated again (else at the controller's 60 s resync)
     return _recorded(e2e, name, ns)
 
 
