@@ -212,7 +212,8 @@ async def storm(args: argparse.Namespace) -> None:
         if args.profile:  # under tracemalloc (bench/replica_profile.py): slower, so its figures are not the run's
             args.profile.mkdir(parents=True, exist_ok=True)
             command = [sys.executable, str(ROOT / "bench" / "replica_profile.py")]
-            envs = [{**e, "PYTHONTRACEMALLOC": "1", "PROFILE_OUT": str(args.profile / f"replica-{i}.txt")}
+            frames = os.environ.get("PROFILE_FRAMES", "1")  # > 1: each block charged to the bot's code (slower)
+            envs = [{**e, "PYTHONTRACEMALLOC": frames, "PROFILE_OUT": str(args.profile / f"replica-{i}.txt")}
                     for i, e in enumerate(envs)]  # fmt: skip
         replicas = [subprocess.Popen(command, env=e, stdout=subprocess.DEVNULL, stderr=log)
                     for e, log in zip(envs, logs, strict=True)]  # fmt: skip

@@ -81,7 +81,7 @@ class SystemFix:
         (a storm: reading them would read every app twice), else it is read too (a muted app among many stays pending
         until its mute ends and it is analysed). ``AppObjects(None)`` when unreadable."""
         listed = []
-        for app in await argocd.applications():
+        for app in await argocd.applications(lean=True):
             meta = app.get("metadata") or {}
             if meta.get("name"):
                 listed.append((app_key(str(meta["name"]), meta.get("namespace")), app))
