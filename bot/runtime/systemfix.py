@@ -31,7 +31,6 @@ from bot.analysis.schema import group_of
 from bot.analysis.systemrule import system_rule
 from bot.errors import ArgoWhyError
 from bot.fixes.approvals import audit_record, decide
-from bot.fixes.cmedit import add_system_rule
 from bot.intake.jobs import FixJob, app_key
 from bot.runtime.cmfile import CMFile, locate
 from bot.runtime.fixflow import FixFlow
@@ -235,6 +234,8 @@ class SystemFix:
                                         "checked": rule.radius.checked}), rule  # fmt: skip
 
     async def _open(self, job: FixJob, state: SystemFixState, approvers: list[str]) -> None:
+        from bot.fixes.cmedit import add_system_rule  # the editors load with the first system PR, not at start
+
         assert self.s.git is not None
         where = job.thread_ts or job.message_ts
         state, rule = await self.covered(state)
