@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import secrets
 import shutil
@@ -71,20 +72,21 @@ def body(i: int) -> dict[str, Any]:
 
 
 def serve_intake(port: int, redis_url: str, token: str) -> None:
-    """The server process of part 1: the real app, no worker (only intake is measured)."""
-    import uvicorn
+    """The server process of part 1: the real app, no worker (only intake is measured), served as ``argo-why serve``
+    serves it (:func:`bot.app.serve`: its uvicorn settings, ``METRICS_PORT`` set as the chart sets it)."""
     from pydantic import SecretStr
 
-    from bot.app import build_app, build_services
+    from bot.app import build_app, build_services, serve
     from bot.config import ArgoCDSettings, RedisSettings, RuntimeSettings, Settings, SlackSettings
     from bot.runtime import Runtime
 
+    runtime = RuntimeSettings(webhook_token=SecretStr(token), port=port, metrics_port=free_port())
     settings = Settings(slack=SlackSettings(bot_token=SecretStr("xoxb-bench"), channel="C0BENCH"),
-                        runtime=RuntimeSettings(webhook_token=SecretStr(token)), redis=RedisSettings(url=redis_url),
+                        runtime=runtime, redis=RedisSettings(url=redis_url),
                         argocd=ArgoCDSettings(url="http://127.0.0.1:9", token=SecretStr("x")))  # fmt: skip
+    logging.basicConfig(level=logging.WARNING)  # the bot's INFO lines at start are not what this measures
     services = build_services(settings)
-    app = build_app(services, runtime=Runtime(services, workers=0, tick_s=3600))
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    serve(build_app(services, runtime=Runtime(services, workers=0, tick_s=3600)), settings, host="127.0.0.1")
 
 
 async def load(port: int, token: str, n: int, concurrency: int, rate: float | None = None, offset: int = 0
@@ -141,6 +143,8 @@ def serve_floor(port: int, redis_url: str) -> None:
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
+    from bot.app import KEEP_ALIVE_S
+
     client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
 
     async def webhook(request: Request) -> JSONResponse:
@@ -148,7 +152,8 @@ def serve_floor(port: int, redis_url: str) -> None:
         return JSONResponse({"status": "queued", "id": entry}, status_code=202)
 
     app = Starlette(routes=[Route("/webhooks/argocd", webhook, methods=["POST"])])
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
+                timeout_keep_alive=KEEP_ALIVE_S)  # fmt: skip
 
 
 class Phase:
