@@ -35,12 +35,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.demo.runner import free_port  # noqa: E402
+
+def free_port() -> int:
+    # here, not bot.demo.runner's: the floor's process imports this module, and a bare endpoint must not carry the
+    # bot's modules (a heap four times the size makes every full garbage collection of the floor slower)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def wait_port(port: int, timeout: float = 60.0) -> None:
@@ -133,7 +137,7 @@ async def load(port: int, token: str, n: int, concurrency: int, rate: float | No
         return time.perf_counter() - start, latencies, statuses
 
 
-def serve_floor(port: int, redis_url: str) -> None:
+def serve_floor(port: int, redis_url: str, keep_alive_s: int) -> None:
     """The floor of part 1: a bare Starlette endpoint doing one ``XADD`` of the body per request, on the same
     uvicorn settings as the bot (no authentication, validation, dedupe or metrics)."""
     import redis.asyncio
@@ -143,8 +147,6 @@ def serve_floor(port: int, redis_url: str) -> None:
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    from bot.app import KEEP_ALIVE_S
-
     client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
 
     async def webhook(request: Request) -> JSONResponse:
@@ -153,7 +155,7 @@ def serve_floor(port: int, redis_url: str) -> None:
 
     app = Starlette(routes=[Route("/webhooks/argocd", webhook, methods=["POST"])])
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
-                timeout_keep_alive=KEEP_ALIVE_S)  # fmt: skip
+                timeout_keep_alive=keep_alive_s)  # fmt: skip
 
 
 class Phase:
@@ -177,6 +179,8 @@ def phase(pid: int, port: int, token: str, n: int, concurrency: int, offset: int
 
 
 def intake(n: int, concurrency: int, rounds: int) -> None:
+    from bot.app import KEEP_ALIVE_S
+
     binary = shutil.which("redis-server")
     if not binary:
         raise SystemExit("redis-server is not installed (scripts/ensure-tools.sh redis-server)")
@@ -192,7 +196,8 @@ def intake(n: int, concurrency: int, rounds: int) -> None:
             env = {**os.environ, "PYTHONPATH": str(ROOT)}
             url = f"redis://127.0.0.1:{rport}/0"
             servers.append(subprocess.Popen([sys.executable, __file__, "--serve", str(port), url, token], env=env))
-            servers.append(subprocess.Popen([sys.executable, __file__, "--serve-floor", str(floor_port), url], env=env))
+            floor_args = ["--serve-floor", str(floor_port), url, str(KEEP_ALIVE_S)]  # the bot's keep-alive
+            servers.append(subprocess.Popen([sys.executable, __file__, *floor_args], env=env))
             wait_port(port)
             wait_port(floor_port)
             for r in range(rounds):  # the two servers alternate, so that both see the machine's load alike
@@ -234,6 +239,7 @@ def intake(n: int, concurrency: int, rounds: int) -> None:
 
 
 async def end_to_end(alerts: int) -> list[float]:
+    import httpx
     import uvicorn
     from pydantic import SecretStr
 
@@ -310,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         serve_intake(int(argv[1]), argv[2], argv[3])
         return 0
     if argv[:1] == ["--serve-floor"]:
-        serve_floor(int(argv[1]), argv[2])
+        serve_floor(int(argv[1]), argv[2], int(argv[3]))
         return 0
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--webhooks", type=int, default=5000)
