@@ -3,6 +3,8 @@
 * every outcome answers the bytes the contract names (README, "The Slack bot: `argo-why serve`"): the status, the
   JSON body byte for byte, ``application/json`` with its ``Content-Length``, ``Connection: close`` after a 413;
 * a client that goes away before its body is read gets nothing, enqueues nothing, and leaves no error in the log;
+* ``POST /webhooks/argocd`` is taken at the edge, every other request on the path is answered by the router (405,
+  the redirect of a trailing slash) as before;
 * an accepted alert costs Redis one round trip (one ``EVALSHA`` naming its mark, nothing else), and a server that
   has lost its scripts (``SCRIPT FLUSH``, a new Redis) still gets the alert queued once.
 """
@@ -150,3 +152,13 @@ async def test_an_accepted_alert_is_one_round_trip_and_survives_a_script_flush(
         assert await bot.services.queue.depth() == 6
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
+
+
+async def test_the_router_still_answers_the_webhook_paths_other_requests(settings: Settings) -> None:
+    """``POST /webhooks/argocd`` is taken at the edge; every other request on that path is the router's, as before."""
+    async with running(settings, workers=0) as bot:
+        assert (await bot.http.get("/webhooks/argocd")).status_code == 405
+        assert (await bot.http.put("/webhooks/argocd", content=b"{}")).status_code == 405
+        slash = await bot.http.post("/webhooks/argocd/", content=b"{}", headers={"Authorization": "Bearer x"})
+        assert slash.status_code == 307 and slash.headers["location"].endswith("/webhooks/argocd")
+        assert (await bot.http.post("/webhooks/argocd", content=b"{}")).status_code == 401  # the edge's
