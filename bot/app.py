@@ -9,7 +9,8 @@ alone when it is set, so that the public port never serves it), and ``GET /view/
 signed, unexpired "Full diff" link, :mod:`bot.web.view`) only when view links are enabled. The lifespan starts
 the workers and the scheduler (one leader among replicas, through a store lock) and,
 when ``SLACK_APP_TOKEN`` is set, the Socket Mode connection. :func:`serve` runs the
-app on ``PORT`` and, when set, ``METRICS_PORT`` (one server, one lifespan).
+app on ``PORT`` and, when set, ``METRICS_PORT`` (one server, one lifespan). One plain ASGI middleware at the
+edge (:class:`_Edge`) splits the ports and hands ``POST /webhooks/argocd`` to its endpoint past the routing.
 """
 
 from __future__ import annotations
@@ -232,7 +233,7 @@ def serve(app: Starlette, settings: Settings, host: str = "0.0.0.0") -> None:
     log.info(wording.SERVE_SETTINGS.format(settings=settings.summary()))
     # What is alive now (modules, classes, the app) lives as long as the process: out of the collector's sight, a
     # full collection does not walk the ~100,000 objects of the imports again and again under a storm of webhooks
-    # (a tenth of the CPU per webhook, README "Benchmarks"). Collected first, so that no garbage is frozen with it.
+    # (a tenth of the CPU per webhook: README, "Development", the benchmarks). Collected first: no garbage is frozen.
     gc.collect()
     gc.freeze()
     server.run(sockets=sockets)

@@ -22,9 +22,10 @@ in milliseconds. Outcomes:
 Every answer is ``application/json`` with a ``Content-Length``. A client that disconnects before its body is read
 gets no answer and nothing is enqueued.
 
-:class:`ArgoCDWebhook` is a plain ASGI app (the route's endpoint, no ``Request``/``Response`` objects): every alert
-of a storm comes through here, and Starlette's request and response wrappers cost more per request than the
-validation does (README, "Benchmarks").
+:class:`ArgoCDWebhook` is a plain ASGI app, no ``Request``/``Response`` objects (``bot.app`` hands it the requests
+at its edge middleware, past Starlette's routing): every alert of a storm comes through here, and Starlette's
+request and response wrappers and routing cost more per request than the validation does (README, "Development",
+the benchmarks).
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def _reason(e: ValidationError) -> str:
 
 
 class ArgoCDWebhook:
-    """The endpoint, as an ASGI app for ``Route("/webhooks/argocd", ArgoCDWebhook(services), methods=["POST"])``."""
+    """The endpoint as an ASGI app: ``POST /webhooks/argocd`` (the route takes no other method)."""
 
     def __init__(self, services: Intake) -> None:
         self.services = services

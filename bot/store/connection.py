@@ -56,8 +56,8 @@ class WaitingPool(redis.asyncio.ConnectionPool):
     """A connection pool that, with all ``max_connections`` in use, waits up to ``wait_s`` seconds for one to be
     released, then raises ``ConnectionError("No connection available.")`` (a :class:`StoreUnavailable` for the
     guard): what redis-py's ``BlockingConnectionPool`` does, without its condition variable and timer on every
-    command (a tenth of the CPU per webhook, README "Benchmarks"). The slots are a semaphore: taking one never
-    waits while a connection is free.
+    command (about 10 us of CPU per command, for each webhook: README, "Development", the benchmarks). The slots
+    are a semaphore: taking one never waits while a connection is free.
 
     A slot belongs to a connection from :meth:`get_connection` until its :meth:`release`; a connection that fails
     to connect is released by redis-py inside ``get_connection``, before it holds a slot, and its slot is given back
