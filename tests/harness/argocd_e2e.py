@@ -265,9 +265,12 @@ def namespace_for(test: str) -> str:
     return f"e2e-{test}-{secrets.token_hex(2)}"[:63]
 
 
-def click(e2e: E2E, message: Obj, action_id: str, user: str = APPROVER) -> None:
-    """``user`` clicks the button ``action_id`` of ``message`` (a confirmed click, as Slack sends it)."""
+def click(e2e: E2E, message: Obj, action_id: str, user: str = APPROVER, *, block_id: str | None = None) -> None:
+    """``user`` clicks the button ``action_id`` of ``message`` (a confirmed click, as Slack sends it); the one in
+    block ``block_id`` when given (a thread message may hold several Open PR buttons, one per fix)."""
     for block in message.get("blocks") or []:
+        if block_id is not None and block.get("block_id") != block_id:
+            continue
         for element in block.get("elements") or []:
             if element.get("action_id") == action_id:
                 body = block_action_body(action_id, str(element["value"]), user_id=user, channel_id=CHANNEL,
@@ -275,4 +278,4 @@ def click(e2e: E2E, message: Obj, action_id: str, user: str = APPROVER) -> None:
                                          response_url=e2e.slack, message=message)  # fmt: skip
                 e2e.slack_post(body)
                 return
-    raise AssertionError(f"no {action_id} button in {message.get('text')!r}")
+    raise AssertionError(f"no {action_id} button{f' in {block_id}' if block_id else ''} in {message.get('text')!r}")
