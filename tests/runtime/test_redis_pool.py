@@ -49,7 +49,7 @@ async def test_past_the_wait_a_command_is_unavailable_and_the_pool_stays_whole(r
     client = connect(redis_url, max_connections=1, wait_s=0.2)
     guard = RedisGuard(client)
     try:
-        busy = asyncio.create_task(client.blpop(["pool-test:empty"], timeout=1))
+        busy = asyncio.ensure_future(client.blpop(["pool-test:empty"], timeout=1))
         await asyncio.sleep(0.1)
         with pytest.raises(StoreUnavailable, match="No connection available"), guard("get"):
             await client.get("pool-test:key")
