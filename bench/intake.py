@@ -15,9 +15,9 @@
    Measured (issue 29; 2 cores shared with other work, load average 5.6-10.9; nine runs): rate 84, 72, 76, 118, 90,
    66, 88, 89, 124 % of the floor's (the rounds' own ratios 42-193 %: the machine's noise), saturated p99 1.40, 0.74,
    2.10, 0.71, 1.22, 0.97, 0.94, 1.78, 0.64x (both goals in 5 of the 9 runs), server CPU time per request 1.14, 1.23,
-   1.24, 1.05, 1.23, 1.20, 1.24, 1.19, 1.11x the floor's. Before
-   (the endpoint behind Starlette's request wrapper, ``BlockingConnectionPool``, the script called through redis-py's
-   ``Script``, no frozen heap): 59-67 %, p99 1.1-2.0x, CPU 1.64-1.81x. Where the time went (py-spy): Starlette's
+   1.24, 1.05, 1.23, 1.20, 1.24, 1.19, 1.11x the floor's. Before (the endpoint behind Starlette's request wrapper,
+   ``BlockingConnectionPool``, the script called through redis-py's ``Script``, no frozen heap): 59-67 %, p99
+   1.1-2.0x, CPU 1.64-1.81x. Where the time went (py-spy): Starlette's
    per-request wrappers and routing, the blocking pool's condition and timer, redis-py's script shim, full
    collections walking the ~100,000 objects of the bot's imports; what the bot still does beyond the floor is the
    contract's work (the token, the body's validation, the job's JSON, the dedupe script: 1.05-1.24x).
