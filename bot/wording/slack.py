@@ -306,7 +306,13 @@ SLACK_SYSTEM_APPROVED_PARTLY = (
     "Approved {count} of 2 by {approvers}: the system-level rule {rule} for {what}. A second, different approver "
     "opens the PR."
 )
-SLACK_SYSTEM_MERGED = "The system-level rule for this drift was merged: {link} ({key} of argocd-cm)."
+SLACK_SYSTEM_MERGED = (
+    "The system-level rule for this drift was merged: {link} ({key} of argocd-cm). argo-why will say when {app} is "
+    "Synced, once Argo CD has the new argocd-cm and compares the app again."
+)
+SLACK_SYSTEM_SYNCED = (
+    "The system-level rule for this drift was merged ({link}, {key} of argocd-cm) and {app} is Synced again."
+)
 SLACK_FIELDS_COUNT = ("{count} field", "{count} fields")
 SLACK_OBJECTS_COUNT = ("{count} object", "{count} objects")
 SLACK_ARGOCD_CM = "argocd-cm"
