@@ -191,7 +191,8 @@ def test_a_system_rule_merged_into_argocd_cm_makes_every_covered_app_synced_and_
     # carol may approve this project's app fixes, never a rule that changes every app: she is told who may
     click_system(world, line, CAROL)
     told = ephemeral_to(world, CAROL, "system-level rule")
-    assert f"<@{ALICE}>" in told and f"<@{BOB}>" in told and "two of them" in told, told
+    assert f"<@{ALICE}>, <@{BOB}> may approve it (two of them)" in told, told  # the message
+    assert f"only {ALICE}, {BOB} may approve it" in told, told  # and its notification's text
     assert world.github.pulls(REPO) == []
 
     click_system(world, line, ALICE)
