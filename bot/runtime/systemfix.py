@@ -183,8 +183,8 @@ class SystemFix:
         where = job.thread_ts or job.message_ts
         if d.outcome in ("nobody-may", "not-allowed"):
             await self._audit(job, fix_id, "refused", reason=d.outcome)
-            await self.s.outbox.post(job.channel, fix_notice(wording.SLACK_PR_REFUSED, app="argocd-cm", user=job.user),
-                                     thread_ts=where)  # fmt: skip
+            await self.s.outbox.post(job.channel, fix_notice(wording.SLACK_SYSTEM_REFUSED, app="argocd-cm",
+                                                             user=job.user), thread_ts=where)  # fmt: skip
             # like an app fix: the person who clicked is told who may approve (a project's approvers may approve
             # its app fixes, never a rule that changes every app of the instance)
             allowed = self.s.settings.git.approvers

@@ -292,6 +292,9 @@ SLACK_SYSTEM_ONLY = (
     "A system-level rule changes every application of this Argo CD: only {approvers} may approve it (two of them), "
     "so nothing was done. Ask one of them to click."
 )
+SLACK_SYSTEM_REFUSED = (
+    "{user} clicked Open PR: system-level rule, but may not approve system-level rules: nothing was done."
+)
 SLACK_SYSTEM_REFUSED_NOW = "No PR was opened for {app}: checked again now, {reason}"
 SLACK_SYSTEM_CHANGED = (
     "No PR was opened for {app}: this drift is no longer in several apps, or its rule changed since it was offered."

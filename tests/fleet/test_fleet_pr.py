@@ -197,7 +197,8 @@ async def test_two_approvers_open_one_pr_to_argocd_cm_and_the_merge_is_told_in_e
             synced(argocd, app)
         for name in SHARED[:2]:
             await until(lambda n=name: synced_said(slack, n))  # type: ignore[misc]
-            assert "Synced again" in thread_of(slack, name)[0]["text"]  # the parent turned green
+            # the parent turns green right after
+            await until(lambda n=name: "Synced again" in thread_of(slack, n)[0]["text"])  # type: ignore[misc]
         await bot.settle()
         assert not synced_said(slack, "team-c") and not await _no_prs(bot)
         synced(argocd, apps[2])
