@@ -200,7 +200,8 @@ def paste_message(app: str, reason: str, snippet: str) -> Message:
 def fix_notice(template: str, *, app: str, icon: str = "", pr: PRLink | None = None, user: str | None = None,
                **values: str) -> Message:  # fmt: skip
     """A one-section message from a ``wording.SLACK_PR_*`` template: ``pr`` fills ``{link}``, ``user`` ``{user}``
-    (a mention), ``app`` ``{app}``; other ``values`` are plain text and escaped here."""
+    (a mention), ``app`` ``{app}``; other ``values`` are plain text and escaped here. ``icon`` is said once: where
+    the template places ``{icon}``, else in front; never in the plain text."""
     md: dict[str, str] = {k: escape(v) for k, v in values.items()}
     plain: dict[str, str] = dict(values)
     if pr is not None:
@@ -212,7 +213,8 @@ def fix_notice(template: str, *, app: str, icon: str = "", pr: PRLink | None = N
     used_md = {k: v for k, v in md.items() if "{" + k + "}" in template}
     used_plain = {k: v for k, v in plain.items() if "{" + k + "}" in template}
     text = fill(template, **used_md)
-    return message(template.format(**used_plain), [section(f"{icon} {text}".strip(), cut_note(app))])
+    shown = text if "{icon}" in template else f"{icon} {text}"
+    return message(template.format(**used_plain).strip(), [section(shown.strip(), cut_note(app))])
 
 
 def approvers_text(approvers: Sequence[str]) -> str:
