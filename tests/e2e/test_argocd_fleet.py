@@ -1,7 +1,8 @@
 """A system-level rule from chat to Synced apps on the real Argo CD (the fleet): three apps drifted by one real writer
 (an operator's server-side apply with a field manager of this test's own, ``e2e-fleet-operator``), the bot's threads
-offer the rule in argocd-cm, an approver of app fixes who may not approve system rules is told who may, two approvers
-open the PR (on the fake GitHub, a real repository Argo CD reads), it is merged, argocd-cm reaches the cluster because
+offer the rule in argocd-cm, a fourth app joins the drift, an approver of app fixes who may not approve system rules
+is told who may, two approvers open the PR covering the four (on the fake GitHub, a real repository Argo CD reads over
+``git://``), it is merged, argocd-cm reaches the cluster because
 Argo CD manages it (an Application of the argocd-cm manifest, automated sync, destination the ``argocd`` namespace),
 Argo CD compares the apps again with the new customization, every covered app is Synced and each covered thread says
 its drift is resolved.
@@ -29,7 +30,7 @@ import yaml
 from bot.wording.pr import PR_SYSTEM_APPS
 from tests.fakes.git import FakeGitHub
 from tests.fakes.slack import FakeSlack, block_action_body
-from tests.harness.argocd_e2e import CHANNEL, E2E, REPO, bot_settings, click, namespace_for, wait
+from tests.harness.argocd_e2e import CHANNEL, E2E, bot_settings, click, namespace_for, wait
 from tests.harness.argocd_objects import deployment, ref
 from tests.harness.argocd_stack import ArgoCDStack
 from tests.harness.kube_server import KubeServer
@@ -41,6 +42,8 @@ from tests.live.writers import Cluster
 pytestmark = pytest.mark.argocd
 
 PREFIX = "fleet-"
+PLATFORM = "acme/platform"
+"""This module's repository (the session's is ``acme/gitops``), on its own fake GitHub and in the git daemon."""
 WRITER = "e2e-fleet-operator"
 PROJECT = "e2e-fleet"
 ALICE, BOB, CAROL = "U0ALICE", "U0BOB", "U0CAROL"
@@ -75,17 +78,18 @@ def fleet(argocd_stack: ArgoCDStack, kube_server: KubeServer, webhook_tap: Webho
     with FakeSlack() as slack, FakeGitHub() as github:
         for user, name in ((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol")):
             slack.add_user(user, name)
-        github.add_repo(REPO, {"README.md": "The platform team's GitOps repository.\n",
-                               CM_PATH: argocd_cm_in_git(argocd_stack)})  # fmt: skip
+        bare = github.add_repo(PLATFORM, {"README.md": "The platform team's GitOps repository.\n",
+                                          CM_PATH: argocd_cm_in_git(argocd_stack)})  # fmt: skip
+        argocd_stack.git.serve(PLATFORM, bare.path)  # Argo CD reads it over git://, as it reads the session's
         settings = bot_settings(argocd_stack, slack, github, redis.url)
         settings.runtime.fleet_min_apps = 3
         settings.git.approvers = [ALICE, BOB]
         settings.git.approver_routes = {PROJECT: [CAROL]}  # carol approves this project's app fixes, not system rules
-        settings.git.argocd_cm_definition = github.file_url(REPO, "main", CM_PATH)
+        settings.git.argocd_cm_definition = github.file_url(PLATFORM, "main", CM_PATH)
         cluster = Cluster(kube_server)
         bot = BotProcess(settings, serve=True, port=free_port())
         webhook_tap.routes[PREFIX] = bot.url
-        world = E2E(argocd_stack, slack, github, cluster, bot, settings, webhook_tap)
+        world = E2E(argocd_stack, slack, github, cluster, bot, settings, webhook_tap, repo=PLATFORM)
         try:
             world.ready()
             argocd_stack.api("POST", "/api/v1/projects", {"upsert": True, "project": {
@@ -195,13 +199,13 @@ def test_a_system_rule_merged_into_argocd_cm_makes_every_covered_app_synced_and_
     assert f"only {ALICE}, {BOB} may approve it" in told, told  # and its notification's text
     reply(world, parents[FIRST[0]], f"{CAROL} clicked Open PR: system-level rule, but may not approve system-level",
           "the thread saying carol's click did nothing")  # fmt: skip
-    assert world.github.pulls(REPO) == []
+    assert world.github.pulls(PLATFORM) == []
 
     click_system(world, line, ALICE)
     approval = reply(world, parents[FIRST[0]], "Approved 1 of 2", "alice's approval")
-    assert world.github.pulls(REPO) == []
+    assert world.github.pulls(PLATFORM) == []
     click(world, approval, "approve", BOB)
-    [pr] = wait(lambda: world.github.pulls(REPO), "the pull request to argocd-cm", 60)
+    [pr] = wait(lambda: world.github.pulls(PLATFORM), "the pull request to argocd-cm", 60)
 
     # the body lists exactly the apps that have the drift as it opens, and the entry as the block to paste
     assert pr.title.endswith(f"written by {WRITER} (4 apps)"), pr.title
@@ -209,13 +213,13 @@ def test_a_system_rule_merged_into_argocd_cm_makes_every_covered_app_synced_and_
     assert covered == [f"- [argocd/{name}](" + covered[i].split("](", 1)[1] for i, name in enumerate(APPS)], pr.body
     assert all(f"/archives/{CHANNEL}/p" in c for c in covered), covered  # a link to each covered thread
     assert f"```yaml\n{KEY}: |\n  managedFieldsManagers:\n  - {WRITER}\n```" in pr.body, pr.body
-    edited = world.github.repo(REPO).read(pr.head, CM_PATH)
+    edited = world.github.repo(PLATFORM).read(pr.head, CM_PATH)
     assert edited is not None
     data = yaml.safe_load(edited)["data"]
     assert yaml.safe_load(data[KEY]) == {"managedFieldsManagers": [WRITER]}
     assert {k: v for k, v in data.items() if k != KEY} == live_cm(world.stack)  # lines added, nothing else
 
-    world.github.merge_pr(REPO, pr.number)
+    world.github.merge_pr(PLATFORM, pr.number)
     world.refresh(CONFIG_APP)  # Argo CD reads the merge; the automated sync applies argocd-cm
     wait(lambda: KEY in live_cm(world.stack), "argocd-cm in the cluster with the merged rule", 90)
 
@@ -237,4 +241,4 @@ def test_a_system_rule_merged_into_argocd_cm_makes_every_covered_app_synced_and_
         assert f"#{pr.number}" in resolved and KEY in resolved and f"argocd/{name}" in resolved, resolved
         assert sum("argo-why will say when" in t for t in said) == 1 and sum("Synced again" in t for t in said) == 1
         wait(lambda n=name: "is Synced again" in world.parents(n)[0]["text"], f"{name}'s parent turned green", 30)  # type: ignore[misc]
-    assert world.github.pulls(REPO)[0].state == "merged" and len(world.github.pulls(REPO)) == 1
+    assert world.github.pulls(PLATFORM)[0].state == "merged" and len(world.github.pulls(PLATFORM)) == 1
