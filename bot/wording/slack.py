@@ -323,8 +323,8 @@ SLACK_CM_NOT_IN_FILE = "{path} in {repo} (ARGOCD_CM_DEFINITION) holds neither th
 SLACK_CM_NO_BRANCH = "no branch of the repository matches ARGOCD_CM_DEFINITION ({url})."
 SLACK_CM_NO_APP = "no Application manages the Argo CD namespace ({namespace}), and ARGOCD_CM_DEFINITION is not set."
 SLACK_CM_NOT_FOUND = (
-    "the Application {app} manages the Argo CD namespace, but no file of its source holds the argocd-cm ConfigMap or "
-    "argo-helm values; set ARGOCD_CM_DEFINITION to the file's URL."
+    "no file in the sources of the Applications whose destination is the Argo CD namespace ({apps}) holds the "
+    "argocd-cm ConfigMap or argo-helm values; set ARGOCD_CM_DEFINITION to the file's URL."
 )
 
 # --- the drift overview: /argo drift, App Home (bot/slack/render/overview.py) ---
