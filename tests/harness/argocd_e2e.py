@@ -111,10 +111,12 @@ class E2E:
     bot: BotProcess
     settings: Settings
     tap: WebhookTap
+    repo: str = REPO
+    """The repository on the fake GitHub (and, by the same name, in ``stack.git``) that the helpers push to."""
 
     @property
     def repo_url(self) -> str:
-        return self.stack.git.url(REPO)
+        return self.stack.git.url(self.repo)
 
     # -- Git and Argo CD ---------------------------------------------------------------------------------------------
 
@@ -122,7 +124,7 @@ class E2E:
         """Push ``files`` (objects are written as YAML; None deletes) to main; the new commit."""
         text = {path: None if body is None else body if isinstance(body, str) else _yaml(body)
                 for path, body in files.items()}  # fmt: skip
-        return self.github.advance(REPO, text, message=message)
+        return self.github.advance(self.repo, text, message=message)
 
     def create_app(self, name: str, path: str, dest_namespace: str, *, namespace: str = "argocd",
                    project: str = "default", sync_options: list[str] | None = None,

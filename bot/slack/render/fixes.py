@@ -33,6 +33,8 @@ _SLOT_NAMES = {"ignore": "finding", "source": "source", "commit": "commit"}
 SLOT_ALL = "all"
 _USER = re.compile(r"[UW][A-Z0-9]{2,20}")
 _GROUP = re.compile(r"S[A-Z0-9]{2,20}")
+_MARKUP = re.compile(r"<(?:@|!subteam\^)?([^>|]*)(?:\|([^>]*))?>")
+"""A mention or link in mrkdwn: the notification text keeps the ID of who is mentioned, or the link's label."""
 
 
 def slot_finding(index: int, kind: FixKind = "ignore") -> str:
@@ -223,4 +225,4 @@ def approvers_text(approvers: Sequence[str]) -> str:
 def ephemeral_notice(template: str, **md: str) -> Message:
     """A short ephemeral answer from a template whose values are mrkdwn already (mentions, code)."""
     text = fill(template, **md)
-    return message(re.sub(r"<[^>]*>", "", text), [context([text], "…")])
+    return message(_MARKUP.sub(lambda m: m.group(2) or m.group(1), text), [context([text], "…")])
