@@ -38,6 +38,7 @@ from bot.runtime.cmfile import CMFile, locate
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
 from bot.slack.render import error_message
+from bot.slack.render.blocks import Message
 from bot.slack.render.fixes import (
     PRLink,
     approvers_text,
@@ -254,7 +255,7 @@ class SystemFix:
             found = await self.locate(argocd, git)
             if isinstance(found, str):
                 await self._audit(job, state.fix_id, "no-pr", reason=found)
-                await self.s.outbox.post(job.channel, paste_message("argocd-cm", found, snippet), thread_ts=where)
+                await self.s.outbox.post(job.channel, _cm_paste(found, snippet), thread_ts=where)
                 return
             result = add_system_rule(found.file.text, form=found.form, key=state.key, rules=state.rule,
                                      path=found.file.path)  # fmt: skip
@@ -266,7 +267,7 @@ class SystemFix:
             if result.text is None:
                 reason = result.reason or pr_wording.PR_CANNOT_EDIT
                 await self._audit(job, state.fix_id, "no-pr", reason=reason)
-                await self.s.outbox.post(job.channel, paste_message("argocd-cm", reason, snippet), thread_ts=where)
+                await self.s.outbox.post(job.channel, _cm_paste(reason, snippet), thread_ts=where)
                 return
             title = pr_wording.PR_SYSTEM_TITLE.format(what=state.what, count=len(state.apps))
             body = await self._body(state, approvers, found)
@@ -366,3 +367,8 @@ def _of(pair: tuple[dict[str, Any] | None, dict[str, Any] | None], group: str, k
 
 def rule_text_of(state: SystemFixState) -> str:
     return "; ".join(f"{k}: {v}" for k, v in state.rule.items())
+
+
+def _cm_paste(reason: str, snippet: str) -> Message:
+    """No PR for a system-level rule: why, and the block to paste into the ConfigMap argocd-cm by hand."""
+    return paste_message("argocd-cm", reason, snippet, template=wording.SLACK_PR_PASTE_CM)

@@ -186,14 +186,15 @@ def pr_opened_message(app: str, pr: PRLink, *, approvers: Sequence[str], path: s
     return message(plain, blocks)
 
 
-def paste_message(app: str, reason: str, snippet: str) -> Message:
-    """No PR is possible: why, and the YAML to paste by hand (empty ``snippet``: nothing to paste)."""
+def paste_message(app: str, reason: str, snippet: str, *, template: str = wording.SLACK_PR_PASTE) -> Message:
+    """No PR is possible: why, and the YAML to paste by hand into ``app`` (empty ``snippet``: nothing to paste).
+    ``template`` names what ``app`` is: an Application (``SLACK_PR_PASTE``) or argocd-cm (``SLACK_PR_PASTE_CM``)."""
     note = cut_note(app)
     if not snippet:
         return message(wording.SLACK_PR_PASTE_SOURCE.format(reason=reason),
                        [section(fill(wording.SLACK_PR_PASTE_SOURCE, reason=escape(reason)), note)])  # fmt: skip
-    text = fill(wording.SLACK_PR_PASTE, reason=escape(reason), app=code(app))
-    return message(wording.SLACK_PR_PASTE.format(reason=reason, app=app),
+    text = fill(template, reason=escape(reason), app=code(app))
+    return message(template.format(reason=reason, app=app),
                    [section(text + "\n" + code_block(snippet), note)])  # fmt: skip
 
 
