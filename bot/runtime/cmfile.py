@@ -92,24 +92,28 @@ async def _self_managed(api_url: str | None, argocd: ArgoCDClient, git: GitHost,
     # an app of apps has the Argo CD namespace as its destination too (it applies Applications there): each such app
     # is looked in, one named after Argo CD first
     managing.sort(key=lambda a: "argo" not in _name(a).lower())
+    unread: list[str] = []  # sources whose repository argo-why cannot use: said, never skipped in silence
     for app in managing[:MAX_APPS]:
         try:
-            found = await _in_source(app, api_url, git, provider)
+            found = await _in_source(app, api_url, git, provider, unread)
         except GitHostError as e:
             if e.kind != "not-found":
                 raise
             continue  # its repository, revision or path is not there (any more): the next one
         if found is not None:
             return found
-    return wording.SLACK_CM_NOT_FOUND.format(apps=", ".join(_name(a) for a in managing[:MAX_APPS]))
+    refusal = wording.SLACK_CM_NOT_FOUND.format(apps=", ".join(_name(a) for a in managing[:MAX_APPS]))
+    return refusal + (wording.SLACK_CM_UNREAD.format(sources="; ".join(unread)) if unread else "")
 
 
 def _name(app: dict[str, Any]) -> str:
     return str((app.get("metadata") or {}).get("name") or "")
 
 
-async def _in_source(app: dict[str, Any], api_url: str | None, git: GitHost, provider: str) -> CMFile | None:
-    """The file holding argocd-cm in ``app``'s source(s), if any."""
+async def _in_source(app: dict[str, Any], api_url: str | None, git: GitHost, provider: str,
+                     unread: list[str]) -> CMFile | None:  # fmt: skip
+    """The file holding argocd-cm in ``app``'s source(s), if any; a source whose repository argo-why cannot use is
+    added to ``unread`` (the app and why)."""
     spec = app.get("spec") or {}
     sources = spec.get("sources") or [spec.get("source") or {}]
     for source in sources:
@@ -117,7 +121,8 @@ async def _in_source(app: dict[str, Any], api_url: str | None, git: GitHost, pro
             repo = parse_repo_url(str(source.get("repoURL") or ""), provider, api_url)
             raw = str(source.get("path") or "").strip().strip("/")
             base_path = "" if raw in ("", ".") else check_repo_path(raw, directory=True)
-        except UnsupportedRepo:
+        except UnsupportedRepo as e:
+            unread.append(wording.SLACK_CM_UNREAD_ONE.format(app=_name(app), reason=str(e).rstrip(".")))
             continue
         revision = str(source.get("targetRevision") or "HEAD")
         base = await git.default_branch(repo) if revision == "HEAD" else revision

@@ -327,6 +327,8 @@ SLACK_CM_NOT_FOUND = (
     "no file in the sources of the Applications whose destination is the Argo CD namespace ({apps}) holds the "
     "argocd-cm ConfigMap or argo-helm values; set ARGOCD_CM_DEFINITION to the file's URL."
 )
+SLACK_CM_UNREAD = " Not looked in: {sources}."
+SLACK_CM_UNREAD_ONE = "{app} ({reason})"
 
 # --- the drift overview: /argo drift, App Home (bot/slack/render/overview.py) ---
 SLACK_OVERVIEW_TITLE = "Drift overview: {apps} OutOfSync, {groups}"

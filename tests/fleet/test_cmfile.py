@@ -73,3 +73,19 @@ async def test_when_no_app_managing_the_argocd_namespace_holds_it_the_answer_nam
             found = await locate(None, "github", github.api_url, client, git)
     assert isinstance(found, str) and all(a in found for a in ("apps-root", "other-root", "argocd-gone")), found
     assert "ARGOCD_CM_DEFINITION" in found
+
+
+async def test_a_source_whose_repository_argo_why_cannot_use_is_named_with_why_not_skipped(argocd: FakeArgoCD) -> None:
+    argocd.reset()
+    with FakeGitHub(web_url="https://github.com") as github:
+        github.add_repo(PLATFORM, {"apps/root/shop.yaml": CHILD})
+        argocd.add_app(managing("apps-root", "apps/root"), [], [[]])
+        local = managing("argocd-config", "argocd/config")
+        local["spec"]["source"]["repoURL"] = "file:///srv/git/platform.git"  # Argo CD reads it; no Git host serves it
+        argocd.add_app(local, [], [[]])
+        async with ArgoCDClient(argocd.url, argocd.token, retries=0) as client, \
+                make_git_host("github", github.api_url, github.token) as git:  # fmt: skip
+            found = await locate(None, "github", github.api_url, client, git)
+    assert isinstance(found, str), found
+    assert found.endswith(".") and "Not looked in: argocd-config (" in found, found
+    assert "file:///srv/git/platform.git" in found and "apps-root (" not in found, found
