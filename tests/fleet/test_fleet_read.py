@@ -1,0 +1,107 @@
+"""Reading the fleet index back by the thousand: the bulk read gives what the entry-by-entry read gives.
+
+:func:`bot.store.fleetentry.read_entries` decodes every value as :meth:`FleetEntry.to_json` writes it in one pass of
+C routines, and falls back to reading each value on its own (:meth:`FleetEntry.from_json`) as soon as one value is
+anything else. Both paths are compared on the same values: a whole fleet as written, and each kind of odd value
+(not JSON, a finding that is not six strings, a time written as a string or missing, a channel that is no string,
+whitespace around the JSON). On a real redis-server the index is read undecoded (one pass instead of a call per
+value) and gives the in-memory store's entries.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.analysis.fleet import FleetFinding, group_findings
+from bot.store import MemoryStore, RedisStore
+from bot.store.fleetentry import FLEET_STALE_S, FleetEntry, _read_common, _read_each, read_entries
+
+NOW = 1_800_000_000.0
+
+
+def fleet(apps: int) -> dict[str, FleetEntry]:
+    out = {}
+    for i in range(apps):
+        own = [f"/spec/template/spec/containers/*/env/{n}/value" for n in range(i % 4)]
+        findings = tuple(FleetFinding("apps", "Deployment", p, f"writer-{n % 3}", "manual-edit", f"ns/app-{i}")
+                         for n, p in enumerate(own))  # fmt: skip
+        findings += (FleetFinding("", "Service", "/spec/clusterIP", "kube-apiserver", "api-defaulting", f"ns/s{i}"),)
+        out[f"team-{i % 4}/app-{i:03d}"] = FleetEntry(findings, at=NOW - i, since=NOW - 3600, channel=f"C{i % 2}",
+                                                      thread_ts="" if i % 5 else f"{i}.1")  # fmt: skip
+    return out
+
+
+def stored(entries: dict[str, FleetEntry]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode(), e.to_json().encode()) for k, e in entries.items()]
+
+
+def test_the_bulk_read_of_a_whole_fleet_is_the_entry_by_entry_read() -> None:
+    entries = fleet(200)
+    pairs: list[tuple[str | bytes, str | bytes]] = list(stored(entries))
+    fast = _read_common(pairs, NOW)
+    assert fast is not None  # the common case takes the bulk path
+    assert fast == _read_each(pairs, NOW) == entries
+    assert all(type(f) is FleetFinding for e in fast.values() for f in e.findings)
+    assert all(type(k) is str for k in fast)
+    as_text = [(k.decode(), v.decode()) for k, v in stored(entries)]  # the in-memory store keeps str
+    assert read_entries(as_text, NOW) == entries
+    assert read_entries(pairs, NOW + FLEET_STALE_S - 100) == {k: e for k, e in entries.items() if e.at > NOW - 100}
+    assert _read_common([], NOW) == {} and read_entries([("a", None)], NOW) == {}
+
+
+def _odd(value: object) -> str:
+    return json.dumps(value)
+
+
+good = {"f": [["apps", "Deployment", "/spec/replicas", "hpa", "autoscaler", "shop/web"]], "s": [], "at": NOW,
+        "since": 1.0, "ch": "C1", "ts": "1.2"}  # fmt: skip
+ODD = {
+    "not JSON": "{not json",
+    "a list, not an object": _odd([1, 2]),
+    "no findings": _odd({**good, "f": None}),
+    "findings as a string": _odd({**good, "f": "abcdef"}),
+    "findings as an object": _odd({**good, "f": {"apps": 1}}),
+    "a finding of five strings": _odd({**good, "f": [good["f"][0][:5], good["f"][0]]}),  # type: ignore[index]
+    "a finding with a number": _odd({**good, "f": [[*good["f"][0][:5], 7]]}),  # type: ignore[index]
+    "a finding as a string of six": _odd({**good, "f": ["abcdef"]}),
+    "the time as a string": _odd({**good, "at": str(NOW)}),
+    "the time as text": _odd({**good, "at": "yesterday"}),
+    "no time": _odd({k: v for k, v in good.items() if k != "at"}),
+    "no thread": _odd({k: v for k, v in good.items() if k != "ts"}),
+    "a channel that is a number": _odd({**good, "ch": 5}),
+    "whitespace around it": " " + _odd(good) + "\n",
+    "two values": _odd(good) + _odd(good),
+}
+
+
+@pytest.mark.parametrize("odd", list(ODD), ids=list(ODD))
+def test_an_odd_value_is_read_as_the_entry_by_entry_read_reads_it_and_hides_no_other(odd: str) -> None:
+    entries = fleet(20)
+    pairs: list[tuple[str | bytes, str | bytes]] = [*stored(entries), (b"odd/app", ODD[odd].encode())]
+    expected = _read_each(pairs, NOW)
+    assert read_entries(pairs, NOW) == expected
+    assert {k: e for k, e in expected.items() if k != "odd/app"} == entries  # the others are all read
+
+
+@pytest.fixture(params=["redis", "memory"])
+async def store(request: pytest.FixtureRequest, redis_url: str):  # type: ignore[no-untyped-def]
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    s = RedisStore.from_url(redis_url)
+    yield s
+    await s.close()
+
+
+async def test_the_index_read_back_and_grouped_is_what_was_written(store: RedisStore | MemoryStore) -> None:
+    entries = fleet(60)
+    for app, entry in entries.items():
+        await store.fleet.put(app, entry)
+    read = await store.fleet.entries(NOW)
+    assert read == entries and all(type(k) is str and type(e.channel) is str for k, e in read.items())
+    assert await store.fleet.get(["team-1/app-001", "nobody"], NOW) == {"team-1/app-001": entries["team-1/app-001"]}
+    groups = group_findings({a: e.findings for a, e in read.items()}, 3)
+    assert groups == group_findings({a: e.findings for a, e in entries.items()}, 3)
+    assert groups[0].signature == ("", "Service", "/spec/clusterIP", "kube-apiserver") and len(groups[0].apps) == 60
