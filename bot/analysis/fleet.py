@@ -12,12 +12,10 @@ first, then by number of apps), linear in the number of findings.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -120,27 +118,8 @@ class FleetGroup:
         return f"{self.group}/{self.kind}" if self.group else self.kind
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cycle collector off while tens of thousands of objects are built none of which is in a cycle (reading the
-    fleet index back, grouping it): each collection would walk them, and the rest of the heap, again while they are
-    built. As it was afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def group_findings(by_app: Mapping[str, Iterable[FleetFinding]], min_apps: int) -> list[FleetGroup]:
     """Every group of the fleet's findings, fleet-wide ones (``>= min_apps`` apps) first, then most apps first."""
-    with collector_paused():
-        return _group(by_app, min_apps)
-
-
-def _group(by_app: Mapping[str, Iterable[FleetFinding]], min_apps: int) -> list[FleetGroup]:
     # one dict lookup per finding (signature -> apps, (app, object) pairs, causes): grouping the whole index is
     # on the path of every /argo drift and fleet line
     # Apps in order, so that each group's apps come sorted (a dict keeps them once, in that order) and its objects

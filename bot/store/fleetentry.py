@@ -1,13 +1,12 @@
 """One app's entry in the fleet index, as stored (JSON) and as read back by the thousand.
 
-:class:`FleetEntry` is what :mod:`bot.store.fleet` keeps per app. :func:`read_entries` decodes many stored entries at
-once (the whole index for ``/argo drift``, the App Home, the reminders and the weekly chart): the common case, every
-value as this module writes it, is checked and decoded with the interpreter's C routines over all entries together,
-instead of a Python loop over every field of every finding; anything else (a value that is not JSON, a finding that
-is not six strings, a field of another type) is read entry by entry and finding by finding as before, so one odd
-value never hides the others. Guarantees: both paths give the same entries for the same values (tested), an
-unreadable entry is left out, never raised, and the stored format is unchanged (older replicas read what this one
-writes, and the other way round).
+:class:`FleetEntry` is what :mod:`bot.store.fleet` keeps per app; :func:`read_entries` reads many stored values back
+(the whole index for ``/argo drift``, the App Home, the reminders and the weekly chart). Each value is decoded by
+JSON's C scanner itself (``json.loads`` without its Python wrappers: a fifth of decoding the index), from the bytes
+Redis returns (the client would decode every value with a Python call of its own). Guarantees: read defensively (a
+value that is not an object, a finding that is not six strings, is left out, never raised; a value the scanner
+does not take whole is read by ``json.loads``, as before), and the stored format is unchanged (older replicas read
+what this one writes, and the other way round).
 """
 
 from __future__ import annotations
@@ -15,19 +14,16 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable
-from itertools import chain, repeat
 from typing import Any, NamedTuple
 
-from bot.analysis.fleet import FleetFinding, collector_paused
+from bot.analysis.fleet import FleetFinding
 
 FLEET_STALE_S = 7 * 24 * 3600
 
 # json.loads without its Python wrappers (decode, raw_decode, two whitespace matches): the C scanner itself that
-# json.JSONDecoder builds (json.scanner.make_scanner); a fifth of decoding the whole index (bench/fleet.py)
+# json.JSONDecoder builds (json.scanner.make_scanner)
 _scan: Any = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009  (typeshed does not declare it)
 _finding: Any = functools.partial(tuple.__new__, FleetFinding)  # FleetFinding._make without its Python frame
-_get: Any = dict.get
-_chain = chain.from_iterable
 
 
 class FleetEntry(NamedTuple):
@@ -53,10 +49,10 @@ class FleetEntry(NamedTuple):
                   ) -> FleetEntry | None:  # fmt: skip
         """The entry, or ``None`` when unreadable; ``interned`` shares equal findings between entries (most of a
         fleet's findings are the same few signatures on objects of the same names)."""
-        data = json_object(raw)
+        data = object_of(raw)
         if data is None or not isinstance(data.get("f"), list):
             return None
-        cache = interned if interned is not None else {}
+        cache = interned
         found: list[FleetFinding] = []
         for r in data["f"]:
             # FleetFinding.from_list, inlined: read defensively, a finding that is not six strings is left out
@@ -66,7 +62,8 @@ class FleetEntry(NamedTuple):
             if type(g) is str and type(k) is str and type(p) is str and type(w) is str and type(c) is str \
                     and type(o) is str:  # fmt: skip
                 rec = _finding(r)
-                found.append(cache.setdefault(rec, rec))  # a FleetFinding is the tuple it is equal to: its own key
+                # a FleetFinding is the tuple it is equal to: its own key
+                found.append(cache.setdefault(rec, rec) if cache is not None else rec)
         try:
             return cls(findings=tuple(found), at=float(data.get("at") or 0), since=float(data.get("since") or 0),
                        channel=str(data.get("ch") or ""), thread_ts=str(data.get("ts") or ""))  # fmt: skip
@@ -74,11 +71,23 @@ class FleetEntry(NamedTuple):
             return None
 
 
-_entry: Any = functools.partial(tuple.__new__, FleetEntry)  # FleetEntry._make without its Python frame
-
-
 def as_text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def object_of(raw: str | bytes | None) -> dict[str, Any] | None:
+    """:func:`json_object` of a stored value, by the scanner alone when it takes the whole value (every value this
+    module writes)."""
+    if raw is None:
+        return None
+    try:
+        text = raw.decode() if type(raw) is bytes else raw
+        value, end = _scan(text, 0)
+    except (ValueError, StopIteration, AttributeError):  # not UTF-8, not JSON, leading whitespace: as json.loads says
+        return json_object(raw)
+    if end != len(text):
+        return json_object(raw)  # something after the value (whitespace, which json.loads accepts)
+    return value if type(value) is dict else None
 
 
 def json_object(raw: str | bytes | None) -> dict[str, Any] | None:
@@ -91,47 +100,10 @@ def json_object(raw: str | bytes | None) -> dict[str, Any] | None:
 
 def read_entries(raw: Iterable[tuple[str | bytes, str | bytes | None]], now: float) -> dict[str, FleetEntry]:
     """The entries among ``(app key, stored value)`` pairs analysed less than :data:`FLEET_STALE_S` before ``now``
-    (a ``None`` value, an app without an entry, is left out), by app key; equal findings shared between entries."""
-    pairs = [(k, v) for k, v in raw if v is not None]
-    with collector_paused():
-        fast = _read_common(pairs, now)
-        return fast if fast is not None else _read_each(pairs, now)
-
-
-def _read_each(pairs: list[tuple[str | bytes, str | bytes]], now: float) -> dict[str, FleetEntry]:
+    (a ``None`` value, an app without an entry, is left out), by app key."""
     out = {}
-    interned: dict[FleetFinding, FleetFinding] = {}
-    for k, v in pairs:
-        entry = FleetEntry.from_json(v, interned)
+    for k, v in raw:
+        entry = FleetEntry.from_json(v) if v is not None else None
         if entry is not None and now - entry.at < FLEET_STALE_S:
             out[as_text(k)] = entry
     return out
-
-
-def _read_common(pairs: list[tuple[str | bytes, str | bytes]], now: float) -> dict[str, FleetEntry] | None:
-    """:func:`_read_each`'s result when every value is as :meth:`FleetEntry.to_json` writes it, else ``None``.
-
-    Each check is a C routine over all values at once that raises on anything else: ``dict.get`` on a value that
-    is not an object, ``list.__len__`` on a finding that is not a list, ``str.join`` on a field that is not a
-    string, ``float`` on a time that is not a number (or on a string that is not one, as :meth:`from_json`)."""
-    if not pairs:
-        return {}
-    keys, values = zip(*pairs, strict=True)
-    try:
-        texts = list(map(bytes.decode if set(map(type, values)) == {bytes} else as_text, values))
-        docs, ends = zip(*map(_scan, texts, repeat(0)), strict=True)  # StopIteration, ValueError: not JSON
-        if list(ends) != list(map(len, texts)):
-            return None  # something after the value (json.loads accepts whitespace there: each on its own)
-        fs = list(map(_get, docs, repeat("f")))
-        rows = list(_chain(fs))
-        if rows and set(map(list.__len__, rows)) != {6}:
-            return None
-        "".join(_chain(rows))
-        ats, sinces, channels, threads = (list(map(_get, docs, repeat(k))) for k in ("at", "since", "ch", "ts"))
-        ats, sinces = list(map(float, ats)), list(map(float, sinces))
-        "".join(chain(channels, threads))
-    except (StopIteration, ValueError, TypeError):
-        return None
-    findings = [tuple(map(_finding, f)) for f in fs]
-    entries = map(_entry, zip(findings, ats, sinces, channels, threads, strict=True))
-    return {as_text(k): e for k, e in zip(keys, entries, strict=True) if now - e.at < FLEET_STALE_S}

@@ -1,11 +1,10 @@
-"""Reading the fleet index back by the thousand: the bulk read gives what the entry-by-entry read gives.
+"""Reading the fleet index back by the thousand: what was written, whatever odd value sits beside it.
 
-:func:`bot.store.fleetentry.read_entries` decodes every value as :meth:`FleetEntry.to_json` writes it in one pass of
-C routines, and falls back to reading each value on its own (:meth:`FleetEntry.from_json`) as soon as one value is
-anything else. Both paths are compared on the same values: a whole fleet as written, and each kind of odd value
-(not JSON, a finding that is not six strings, a time written as a string or missing, a channel that is no string,
-whitespace around the JSON). On a real redis-server the index is read undecoded (one pass instead of a call per
-value) and gives the in-memory store's entries.
+:func:`bot.store.fleetentry.read_entries` decodes each value with JSON's C scanner alone (``object_of``), and with
+``json.loads`` when the scanner does not take the value whole; both are compared on each kind of odd value (not
+JSON, not UTF-8, a finding that is not six strings, a time written as a string or missing, a channel that is no
+string, whitespace around the JSON, two values in one). On a real redis-server the index is read undecoded (the
+client would decode each value with a Python call) and gives the in-memory store's entries.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import pytest
 
 from bot.analysis.fleet import FleetFinding, group_findings
 from bot.store import MemoryStore, RedisStore
-from bot.store.fleetentry import FLEET_STALE_S, FleetEntry, _read_common, _read_each, read_entries
+from bot.store.fleetentry import FLEET_STALE_S, FleetEntry, json_object, object_of, read_entries
 
 NOW = 1_800_000_000.0
 
@@ -37,18 +36,17 @@ def stored(entries: dict[str, FleetEntry]) -> list[tuple[bytes, bytes]]:
     return [(k.encode(), e.to_json().encode()) for k, e in entries.items()]
 
 
-def test_the_bulk_read_of_a_whole_fleet_is_the_entry_by_entry_read() -> None:
+def test_a_whole_fleet_is_read_back_as_written() -> None:
     entries = fleet(200)
     pairs: list[tuple[str | bytes, str | bytes]] = list(stored(entries))
-    fast = _read_common(pairs, NOW)
-    assert fast is not None  # the common case takes the bulk path
-    assert fast == _read_each(pairs, NOW) == entries
-    assert all(type(f) is FleetFinding for e in fast.values() for f in e.findings)
-    assert all(type(k) is str for k in fast)
+    read = read_entries(pairs, NOW)
+    assert read == entries
+    assert all(type(f) is FleetFinding for e in read.values() for f in e.findings)
+    assert all(type(k) is str for k in read)
     as_text = [(k.decode(), v.decode()) for k, v in stored(entries)]  # the in-memory store keeps str
     assert read_entries(as_text, NOW) == entries
     assert read_entries(pairs, NOW + FLEET_STALE_S - 100) == {k: e for k, e in entries.items() if e.at > NOW - 100}
-    assert _read_common([], NOW) == {} and read_entries([("a", None)], NOW) == {}
+    assert read_entries([], NOW) == {} and read_entries([("a", None)], NOW) == {}
 
 
 def _odd(value: object) -> str:
@@ -57,7 +55,7 @@ def _odd(value: object) -> str:
 
 good = {"f": [["apps", "Deployment", "/spec/replicas", "hpa", "autoscaler", "shop/web"]], "s": [], "at": NOW,
         "since": 1.0, "ch": "C1", "ts": "1.2"}  # fmt: skip
-ODD = {
+ODD: dict[str, str | bytes] = {
     "not JSON": "{not json",
     "a list, not an object": _odd([1, 2]),
     "no findings": _odd({**good, "f": None}),
@@ -73,16 +71,21 @@ ODD = {
     "a channel that is a number": _odd({**good, "ch": 5}),
     "whitespace around it": " " + _odd(good) + "\n",
     "two values": _odd(good) + _odd(good),
+    "not UTF-8": b'{"f": [], "ch": "\xff"}',
 }
 
 
 @pytest.mark.parametrize("odd", list(ODD), ids=list(ODD))
-def test_an_odd_value_is_read_as_the_entry_by_entry_read_reads_it_and_hides_no_other(odd: str) -> None:
+def test_an_odd_value_is_decoded_as_json_loads_decodes_it_and_hides_no_other(odd: str) -> None:
+    raw = ODD[odd]
+    for value in (raw, raw.encode()) if isinstance(raw, str) else (raw,):
+        assert object_of(value) == json_object(value)
     entries = fleet(20)
-    pairs: list[tuple[str | bytes, str | bytes]] = [*stored(entries), (b"odd/app", ODD[odd].encode())]
-    expected = _read_each(pairs, NOW)
-    assert read_entries(pairs, NOW) == expected
-    assert {k: e for k, e in expected.items() if k != "odd/app"} == entries  # the others are all read
+    pairs: list[tuple[str | bytes, str | bytes]] = [*stored(entries), (b"odd/app", ODD[odd])]
+    read = read_entries(pairs, NOW)
+    assert {k: e for k, e in read.items() if k != "odd/app"} == entries  # the others are all read
+    alone = FleetEntry.from_json(ODD[odd])
+    assert read.get("odd/app") == (alone if alone is not None and NOW - alone.at < FLEET_STALE_S else None)
 
 
 @pytest.fixture(params=["redis", "memory"])
