@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any, NamedTuple
 
 from bot.analysis.fleet import FleetFinding
@@ -24,6 +25,7 @@ FLEET_STALE_S = 7 * 24 * 3600
 # json.JSONDecoder builds (json.scanner.make_scanner)
 _scan: Any = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009  (typeshed does not declare it)
 _finding: Any = functools.partial(tuple.__new__, FleetFinding)  # FleetFinding._make without its Python frame
+_chain = chain.from_iterable
 
 
 class FleetEntry(NamedTuple):
@@ -50,25 +52,45 @@ class FleetEntry(NamedTuple):
         """The entry, or ``None`` when unreadable; ``interned`` shares equal findings between entries (most of a
         fleet's findings are the same few signatures on objects of the same names)."""
         data = object_of(raw)
-        if data is None or not isinstance(data.get("f"), list):
+        rows = data.get("f") if data is not None else None
+        if data is None or type(rows) is not list:
             return None
-        cache = interned
-        found: list[FleetFinding] = []
-        for r in data["f"]:
-            # FleetFinding.from_list, inlined: read defensively, a finding that is not six strings is left out
-            if type(r) is not list or len(r) != 6:
-                continue
-            g, k, p, w, c, o = r
-            if type(g) is str and type(k) is str and type(p) is str and type(w) is str and type(c) is str \
-                    and type(o) is str:  # fmt: skip
-                rec = _finding(r)
-                # a FleetFinding is the tuple it is equal to: its own key
-                found.append(cache.setdefault(rec, rec) if cache is not None else rec)
+        findings = _six_strings(rows) if interned is None else None
+        if findings is None:
+            found: list[FleetFinding] = []
+            for r in rows:
+                # FleetFinding.from_list, inlined: read defensively, a finding that is not six strings is left out
+                if type(r) is not list or len(r) != 6:
+                    continue
+                g, k, p, w, c, o = r
+                if type(g) is str and type(k) is str and type(p) is str and type(w) is str and type(c) is str \
+                        and type(o) is str:  # fmt: skip
+                    rec = _finding(r)
+                    # a FleetFinding is the tuple it is equal to: its own key
+                    found.append(interned.setdefault(rec, rec) if interned is not None else rec)
+            findings = tuple(found)
         try:
-            return cls(findings=tuple(found), at=float(data.get("at") or 0), since=float(data.get("since") or 0),
-                       channel=str(data.get("ch") or ""), thread_ts=str(data.get("ts") or ""))  # fmt: skip
+            times = float(data.get("at") or 0), float(data.get("since") or 0)
         except (TypeError, ValueError):
             return None
+        entry: FleetEntry = _entry((findings, *times, str(data.get("ch") or ""), str(data.get("ts") or "")))
+        return entry
+
+
+def _six_strings(rows: list[Any]) -> tuple[FleetFinding, ...] | None:
+    """The findings when every row is a list of six strings (every entry this module writes), checked by C routines
+    over the whole entry (``list.__len__`` refuses what is not a list, ``str.join`` what is not a string); else
+    ``None``, and the caller reads row by row."""
+    try:
+        if rows and set(map(list.__len__, rows)) != {6}:
+            return None
+        "".join(_chain(rows))  # for its TypeError only
+    except TypeError:
+        return None
+    return tuple(map(_finding, rows))
+
+
+_entry: Any = functools.partial(tuple.__new__, FleetEntry)  # FleetEntry._make without its Python frame
 
 
 def as_text(value: bytes | str) -> str:
