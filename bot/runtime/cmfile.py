@@ -1,14 +1,15 @@
 """Where argocd-cm lives in Git, for the system-level rule's PR (:mod:`bot.runtime.systemfix`).
 
-:func:`locate`: ``ARGOCD_CM_DEFINITION`` (the browser URL of the file), else the source of the Application whose
-destination is the Argo CD namespace (its plain YAML directory, or its Helm values); the file is a ConfigMap manifest
-or argo-helm values (``configs.cm``). Read-only: it lists, reads and never writes.
+:func:`locate`: ``ARGOCD_CM_DEFINITION`` (the browser URL of the file), else the sources of the Applications whose
+destination is the Argo CD namespace (their plain YAML directories, or their Helm values; up to :data:`MAX_APPS` of
+them, one named after Argo CD first: an app of apps has that destination too); the file is a ConfigMap manifest or
+argo-helm values (``configs.cm``). Read-only: it lists, reads and never writes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 
@@ -27,6 +28,8 @@ from bot.sources.git import (
 from bot.wording import slack as wording
 
 MAX_FILES = 200
+MAX_APPS = 10
+"""Up to this many Applications whose destination is the Argo CD namespace are looked in."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,27 @@ async def _self_managed(api_url: str | None, argocd: ArgoCDClient, git: GitHost,
     managing = [a for a in apps if ((a.get("spec") or {}).get("destination") or {}).get("namespace") in namespaces]
     if not managing:
         return wording.SLACK_CM_NO_APP.format(namespace=", ".join(sorted(namespaces)))
-    app = managing[0]
+    # an app of apps has the Argo CD namespace as its destination too (it applies Applications there): each such app
+    # is looked in, one named after Argo CD first
+    managing.sort(key=lambda a: "argo" not in _name(a).lower())
+    for app in managing[:MAX_APPS]:
+        try:
+            found = await _in_source(app, api_url, git, provider)
+        except GitHostError as e:
+            if e.kind != "not-found":
+                raise
+            continue  # its repository, revision or path is not there (any more): the next one
+        if found is not None:
+            return found
+    return wording.SLACK_CM_NOT_FOUND.format(apps=", ".join(_name(a) for a in managing[:MAX_APPS]))
+
+
+def _name(app: dict[str, Any]) -> str:
+    return str((app.get("metadata") or {}).get("name") or "")
+
+
+async def _in_source(app: dict[str, Any], api_url: str | None, git: GitHost, provider: str) -> CMFile | None:
+    """The file holding argocd-cm in ``app``'s source(s), if any."""
     spec = app.get("spec") or {}
     sources = spec.get("sources") or [spec.get("source") or {}]
     for source in sources:
@@ -115,5 +138,4 @@ async def _self_managed(api_url: str | None, argocd: ArgoCDClient, git: GitHost,
             form = _form(file.text)
             if form == "configmap" or (form == "helm" and kind == "helm"):
                 return CMFile(repo, base, head, file, form)
-    name = str((app.get("metadata") or {}).get("name") or "")
-    return wording.SLACK_CM_NOT_FOUND.format(app=name)
+    return None

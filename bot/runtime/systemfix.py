@@ -12,7 +12,8 @@
   under the lock ``pr:<fix_id>``, the file holding argocd-cm is located (:mod:`bot.runtime.cmfile`), edited
   (:mod:`bot.fixes.cmedit`: a ConfigMap manifest or argo-helm ``configs.cm``), and the PR opened with every covered
   app and a link to each thread in its body; the PR is remembered for the follow-up;
-* :meth:`SystemFix.merged`: the follow-up's call once the PR is merged: each covered app's thread is told, once.
+* :meth:`SystemFix.merged`: the follow-up's call once the PR is merged, for each covered app: its thread is told,
+  once, that the rule was merged and argo-why will say when the app is Synced, and once that it is Synced again.
 
 Every decision is said in the thread and appended to ``argo-why:audit``. Errors of the Git host or Argo CD are said
 in the thread in their own sentence.
@@ -182,8 +183,8 @@ class SystemFix:
         where = job.thread_ts or job.message_ts
         if d.outcome in ("nobody-may", "not-allowed"):
             await self._audit(job, fix_id, "refused", reason=d.outcome)
-            await self.s.outbox.post(job.channel, fix_notice(wording.SLACK_PR_REFUSED, app="argocd-cm", user=job.user),
-                                     thread_ts=where)  # fmt: skip
+            await self.s.outbox.post(job.channel, fix_notice(wording.SLACK_SYSTEM_REFUSED, app="argocd-cm",
+                                                             user=job.user), thread_ts=where)  # fmt: skip
             # like an app fix: the person who clicked is told who may approve (a project's approvers may approve
             # its app fixes, never a rule that changes every app of the instance)
             allowed = self.s.settings.git.approvers
@@ -336,17 +337,19 @@ class SystemFix:
         return await locate(g.argocd_cm_definition, g.provider, g.api_url, argocd, git)
 
     # --- the follow-up ----------------------------------------------------------------------------------
-    async def merged(self, fix_id: str, record: dict[str, Any]) -> None:
-        """Tell each covered app's thread that the system-level rule was merged (once each)."""
+    async def merged(self, fix_id: str, record: dict[str, Any], app: str, *, synced: bool) -> None:
+        """Tell ``app``'s thread (a covered app) that the system-level rule was merged: that it is Synced again, or
+        that argo-why will say when it is (once each)."""
+        place = (record.get("threads") or {}).get(app)
+        if not (isinstance(place, list) and len(place) == 2 and place[1]):
+            return
         pr = PRLink(int(record["number"]), str(record["url"]), str(record.get("by") or ""))
-        threads = record.get("threads") or {}
-        for app, place in sorted(threads.items()):
-            if not (isinstance(place, list) and len(place) == 2 and place[1]):
-                continue
-            message = fix_notice(wording.SLACK_SYSTEM_MERGED, app=app, pr=pr, icon=wording.SLACK_ICON_SYNCED,
-                                 key=str(record.get("key") or ""))  # fmt: skip
-            await self.s.outbox.post(str(place[0]), message, thread_ts=str(place[1]),
-                                     key=f"system-merged:{fix_id}:{pr.number}:{app}")  # fmt: skip
+        template, icon = ((wording.SLACK_SYSTEM_SYNCED, wording.SLACK_ICON_SYNCED) if synced
+                          else (wording.SLACK_SYSTEM_MERGED, ""))  # fmt: skip
+        message = fix_notice(template, app=app, pr=pr, icon=icon, key=str(record.get("key") or ""))
+        said = "synced" if synced else "merged"
+        await self.s.outbox.post(str(place[0]), message, thread_ts=str(place[1]),
+                                 key=f"system-{said}:{fix_id}:{pr.number}:{app}")  # fmt: skip
 
 
 def cm_snippet(key: str, rule: dict[str, list[str]]) -> str:

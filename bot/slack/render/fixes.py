@@ -33,6 +33,8 @@ _SLOT_NAMES = {"ignore": "finding", "source": "source", "commit": "commit"}
 SLOT_ALL = "all"
 _USER = re.compile(r"[UW][A-Z0-9]{2,20}")
 _GROUP = re.compile(r"S[A-Z0-9]{2,20}")
+_MARKUP = re.compile(r"<(?:@|!subteam\^)?([^>|]*)(?:\|([^>]*))?>")
+"""A mention or link in mrkdwn: the notification text keeps the ID of who is mentioned, or the link's label."""
 
 
 def slot_finding(index: int, kind: FixKind = "ignore") -> str:
@@ -198,7 +200,8 @@ def paste_message(app: str, reason: str, snippet: str) -> Message:
 def fix_notice(template: str, *, app: str, icon: str = "", pr: PRLink | None = None, user: str | None = None,
                **values: str) -> Message:  # fmt: skip
     """A one-section message from a ``wording.SLACK_PR_*`` template: ``pr`` fills ``{link}``, ``user`` ``{user}``
-    (a mention), ``app`` ``{app}``; other ``values`` are plain text and escaped here."""
+    (a mention), ``app`` ``{app}``; other ``values`` are plain text and escaped here. ``icon`` is said once: where
+    the template places ``{icon}``, else in front; never in the plain text."""
     md: dict[str, str] = {k: escape(v) for k, v in values.items()}
     plain: dict[str, str] = dict(values)
     if pr is not None:
@@ -210,7 +213,8 @@ def fix_notice(template: str, *, app: str, icon: str = "", pr: PRLink | None = N
     used_md = {k: v for k, v in md.items() if "{" + k + "}" in template}
     used_plain = {k: v for k, v in plain.items() if "{" + k + "}" in template}
     text = fill(template, **used_md)
-    return message(template.format(**used_plain), [section(f"{icon} {text}".strip(), cut_note(app))])
+    shown = text if "{icon}" in template else f"{icon} {text}"
+    return message(template.format(**used_plain).strip(), [section(shown.strip(), cut_note(app))])
 
 
 def approvers_text(approvers: Sequence[str]) -> str:
@@ -221,4 +225,4 @@ def approvers_text(approvers: Sequence[str]) -> str:
 def ephemeral_notice(template: str, **md: str) -> Message:
     """A short ephemeral answer from a template whose values are mrkdwn already (mentions, code)."""
     text = fill(template, **md)
-    return message(re.sub(r"<[^>]*>", "", text), [context([text], "…")])
+    return message(_MARKUP.sub(lambda m: m.group(2) or m.group(1), text), [context([text], "…")])
