@@ -6,8 +6,8 @@ its drift began, and the channel and thread of its alert. The alerts write it af
 app's lock); an app that turns Synced, or that Argo CD no longer lists (the sweep), is dropped. Entries older than
 :data:`FLEET_STALE_S` are not read (an app the bot stopped hearing about does not stay fleet-wide forever).
 
-The entry and its stored form are :mod:`bot.store.fleetentry`'s, which also reads many entries back at once (the
-whole index in one pass). Two implementations of :class:`FleetIndex`: :class:`RedisFleetIndex` (every write is one
+The entry, its stored form and the reading back of many entries (the whole index, undecoded) are
+:mod:`bot.store.fleetentry`'s. Two implementations of :class:`FleetIndex`: :class:`RedisFleetIndex` (every write is one
 Lua script, so the reverse sets never disagree with the entries, whichever replica writes) and
 :class:`MemoryFleetIndex` (the in-memory store's, one replica).
 
