@@ -9,12 +9,14 @@ alone when it is set, so that the public port never serves it), and ``GET /view/
 signed, unexpired "Full diff" link, :mod:`bot.web.view`) only when view links are enabled. The lifespan starts
 the workers and the scheduler (one leader among replicas, through a store lock) and,
 when ``SLACK_APP_TOKEN`` is set, the Socket Mode connection. :func:`serve` runs the
-app on ``PORT`` and, when set, ``METRICS_PORT`` (one server, one lifespan).
+app on ``PORT`` and, when set, ``METRICS_PORT`` (one server, one lifespan). One plain ASGI middleware at the
+edge (:class:`_Edge`) splits the ports and hands ``POST /webhooks/argocd`` to its endpoint past the routing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import socket
 from collections.abc import AsyncIterator
@@ -43,7 +45,7 @@ from bot.web.view import view_page
 from bot.wording import cli as wording
 from handlers.slack import register
 from handlers.slack_http import slack_events as guarded_slack_events
-from handlers.webhook import argocd_webhook
+from handlers.webhook import ArgoCDWebhook
 
 log = logging.getLogger("argo_why")
 
@@ -102,9 +104,7 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
     slack_auth = SlackAuth(services.poster.token_problem, services.metrics)
     readiness = Readiness()
     metrics_port = services.settings.runtime.metrics_port
-
-    async def webhook(request: Request) -> Response:
-        return await argocd_webhook(request, services)
+    webhook = ArgoCDWebhook(services)
 
     async def slack_events(request: Request) -> Response:
         return await guarded_slack_events(request, services, slack_handler)
@@ -153,7 +153,7 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
     metrics_route = Route("/metrics", metrics, methods=["GET"])
     app = Starlette(
         routes=[
-            Route("/webhooks/argocd", webhook, methods=["POST"]),
+            Route(WEBHOOK_PATH, webhook, methods=["POST"]),
             Route("/slack/events", slack_events, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
@@ -162,29 +162,41 @@ def build_app(services: Services, *, runtime: Runtime | None = None) -> Starlett
         ],
         lifespan=lifespan,
     )
-    if metrics_port is not None:
-        app.add_middleware(_PortSplit, port=metrics_port, app_on_port=Starlette(routes=[metrics_route]))
+    on_port = Starlette(routes=[metrics_route]) if metrics_port is not None else None
+    app.add_middleware(_Edge, webhook=webhook, port=metrics_port, app_on_port=on_port)
     return app
 
 
-class _PortSplit:
-    """Requests that arrived on ``port`` go to ``app_on_port``; every other request (and the lifespan) to ``app``.
+WEBHOOK_PATH = "/webhooks/argocd"
 
-    One uvicorn server listens on both ports (:func:`serve`), so both share the lifespan and the signal handling;
-    the port a request arrived on is the server address of its ASGI scope.
+
+class _Edge:
+    """The first stop of a request inside Starlette's error handler (a plain ASGI middleware, no per-request objects).
+
+    * a request that arrived on ``port`` (``METRICS_PORT``) goes to ``app_on_port``: one uvicorn server listens on
+      both ports (:func:`serve`), so both share the lifespan and the signal handling; the port a request arrived on
+      is the server address of its ASGI scope;
+    * ``POST /webhooks/argocd`` goes straight to ``webhook``: every alert of a storm comes this way, and the router
+      would only find the same endpoint after the exception middleware's and the routing's cost per request (README,
+      "Benchmarks"). The route stays in the router, which answers its other methods (405);
+    * every other request (and the lifespan) goes to ``app``.
     """
 
-    def __init__(self, app: ASGIApp, *, port: int, app_on_port: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, webhook: ASGIApp, port: int | None, app_on_port: ASGIApp | None) -> None:
         self.app = app
+        self.webhook = webhook
         self.port = port
         self.app_on_port = app_on_port
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        server = scope.get("server") or (None, None)
-        if scope["type"] == "http" and server[1] == self.port:
-            await self.app_on_port(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
+        if scope["type"] == "http":
+            if self.app_on_port is not None and (scope.get("server") or (None, None))[1] == self.port:
+                await self.app_on_port(scope, receive, send)
+                return
+            if scope["path"] == WEBHOOK_PATH and scope["method"] == "POST" and not scope.get("root_path"):
+                await self.webhook(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -219,4 +231,9 @@ def serve(app: Starlette, settings: Settings, host: str = "0.0.0.0") -> None:
     metrics = wording.SERVE_METRICS_PORT.format(port=metrics_port) if metrics_port is not None else ""
     log.info(wording.SERVE_LISTENING.format(host=host, port=settings.runtime.port, metrics=metrics))
     log.info(wording.SERVE_SETTINGS.format(settings=settings.summary()))
+    # What is alive now (modules, classes, the app) lives as long as the process: out of the collector's sight, a
+    # full collection does not walk the ~100,000 objects of the imports again and again under a storm of webhooks
+    # (a tenth of the CPU per webhook: README, "Development", the benchmarks). Collected first: no garbage is frozen.
+    gc.collect()
+    gc.freeze()
     server.run(sockets=sockets)

@@ -23,6 +23,7 @@ Guarantees: pure; CSV annotation values are split and trimmed as gitops-engine's
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from typing import Any, Literal
@@ -80,17 +81,22 @@ def skip_reason(desired: dict[str, Any] | None, live: dict[str, Any] | None) -> 
     return None
 
 
-def _filters(argocd_cm: dict[str, Any] | None, key: str) -> list[dict[str, Any]]:
+def _filters(argocd_cm: dict[str, Any] | None, key: str) -> tuple[dict[str, Any], ...]:
     text = ((argocd_cm or {}).get("data") or {}).get(key)
-    if not isinstance(text, str):
-        return []
+    return _parsed_filters(text) if isinstance(text, str) else ()
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed_filters(text: str) -> tuple[dict[str, Any], ...]:
+    """The rules of one ``resource.exclusions`` or ``resource.inclusions`` text, parsed once: :func:`excluded` asks
+    for every object of the app (read only, never changed)."""
     import yaml  # only when argocd-cm is in the context and says this: explain of JSON input never pays its import
 
     try:
         body = yaml.safe_load(text)
     except yaml.YAMLError:
-        return []
-    return [r for r in body if isinstance(r, dict)] if isinstance(body, list) else []
+        return ()
+    return tuple(r for r in body if isinstance(r, dict)) if isinstance(body, list) else ()
 
 
 def _matches(values: Any, text: str, *, glob: bool = True) -> bool:

@@ -64,7 +64,11 @@ def ref_key(ref: ResourceRef) -> ObjKey:
 
 
 def object_key(obj: dict[str, Any]) -> ObjKey:
-    return ref_key(resource_ref(obj))
+    """``ref_key(resource_ref(obj))`` without the :class:`ResourceRef` (every object of an app is keyed several
+    times: once per side to find repeats, once to find what only the cluster has)."""
+    m = meta(obj)
+    return group_of(str(obj.get("apiVersion") or "")), str(obj.get("kind")), str(m.get("namespace") or ""), \
+        str(m.get("name"))  # fmt: skip
 
 
 def infer_app(desired: Iterable[dict[str, Any]]) -> str | None:

@@ -137,7 +137,11 @@ def group_findings(by_app: Mapping[str, Iterable[FleetFinding]], min_apps: int) 
             acc[2].append(cause)
     out = []
     for key, (members, objects, causes) in found.items():
-        cause = max(sorted(Counter(causes).items()), key=lambda kv: kv[1])[0]
+        first = causes[0]
+        if causes.count(first) == len(causes):  # one cause (most groups): no tally
+            cause = first
+        else:
+            cause = max(sorted(Counter(causes).items()), key=lambda kv: kv[1])[0]
         out.append(FleetGroup(*key, cause=cause, apps=tuple(members), objects=tuple(sorted(objects)),
                               fleet_wide=len(members) >= min_apps))  # fmt: skip
     out.sort(key=lambda g: (not g.fleet_wide, -len(g.apps), g.signature))

@@ -22,13 +22,15 @@ makes the reason less specific, never raises.
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.analysis.argoscope import SYNC_OPTIONS, csv, prune_option
 from bot.analysis.context import annotations_of, tracked_app
 from bot.model import ResourceIssue, ResourceRef, Skipped
 from bot.wording import report as wording
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 Obj = dict[str, Any]
 _NAMESPACE_MISSING = re.compile(r'namespaces "([^"]+)" not found')
@@ -162,6 +164,8 @@ def missing_issue(ref: ResourceRef, target: Obj, app: str | None, application: O
 
 
 def _time(raw: Any) -> datetime | None:
+    from datetime import datetime  # only for an object left to prune: most runs have none
+
     try:
         return datetime.fromisoformat(str(raw).replace("Z", "+00:00")) if raw else None
     except ValueError:

@@ -1,14 +1,15 @@
 """Where argocd-cm lives in Git, for the system-level rule's PR (:mod:`bot.runtime.systemfix`).
 
-:func:`locate`: ``ARGOCD_CM_DEFINITION`` (the browser URL of the file), else the source of the Application whose
-destination is the Argo CD namespace (its plain YAML directory, or its Helm values); the file is a ConfigMap manifest
-or argo-helm values (``configs.cm``). Read-only: it lists, reads and never writes.
+:func:`locate`: ``ARGOCD_CM_DEFINITION`` (the browser URL of the file), else the sources of the Applications whose
+destination is the Argo CD namespace (their plain YAML directories, or their Helm values; up to :data:`MAX_APPS` of
+them, one named after Argo CD first: an app of apps has that destination too); the file is a ConfigMap manifest or
+argo-helm values (``configs.cm``). Read-only: it lists, reads and never writes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:  # the editors (ruamel.yaml) load with the first system PR, no
     from bot.fixes.cmedit import Form
 
 MAX_FILES = 200
+MAX_APPS = 10
+"""Up to this many Applications whose destination is the Argo CD namespace are looked in."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,31 @@ async def _self_managed(api_url: str | None, argocd: ArgoCDClient, git: GitHost,
     managing = [a for a in apps if ((a.get("spec") or {}).get("destination") or {}).get("namespace") in namespaces]
     if not managing:
         return wording.SLACK_CM_NO_APP.format(namespace=", ".join(sorted(namespaces)))
-    app = managing[0]
+    # an app of apps has the Argo CD namespace as its destination too (it applies Applications there): each such app
+    # is looked in, one named after Argo CD first
+    managing.sort(key=lambda a: "argo" not in _name(a).lower())
+    unread: list[str] = []  # sources whose repository argo-why cannot use: said, never skipped in silence
+    for app in managing[:MAX_APPS]:
+        try:
+            found = await _in_source(app, api_url, git, provider, unread)
+        except GitHostError as e:
+            if e.kind != "not-found":
+                raise
+            continue  # its repository, revision or path is not there (any more): the next one
+        if found is not None:
+            return found
+    refusal = wording.SLACK_CM_NOT_FOUND.format(apps=", ".join(_name(a) for a in managing[:MAX_APPS]))
+    return refusal + (wording.SLACK_CM_UNREAD.format(sources="; ".join(unread)) if unread else "")
+
+
+def _name(app: dict[str, Any]) -> str:
+    return str((app.get("metadata") or {}).get("name") or "")
+
+
+async def _in_source(app: dict[str, Any], api_url: str | None, git: GitHost, provider: str,
+                     unread: list[str]) -> CMFile | None:  # fmt: skip
+    """The file holding argocd-cm in ``app``'s source(s), if any; a source whose repository argo-why cannot use is
+    added to ``unread`` (the app and why)."""
     spec = app.get("spec") or {}
     sources = spec.get("sources") or [spec.get("source") or {}]
     for source in sources:
@@ -96,7 +123,8 @@ async def _self_managed(api_url: str | None, argocd: ArgoCDClient, git: GitHost,
             repo = parse_repo_url(str(source.get("repoURL") or ""), provider, api_url)
             raw = str(source.get("path") or "").strip().strip("/")
             base_path = "" if raw in ("", ".") else check_repo_path(raw, directory=True)
-        except UnsupportedRepo:
+        except UnsupportedRepo as e:
+            unread.append(wording.SLACK_CM_UNREAD_ONE.format(app=_name(app), reason=str(e).rstrip(".")))
             continue
         revision = str(source.get("targetRevision") or "HEAD")
         base = await git.default_branch(repo) if revision == "HEAD" else revision
@@ -117,5 +145,4 @@ async def _self_managed(api_url: str | None, argocd: ArgoCDClient, git: GitHost,
             form = _form(file.text)
             if form == "configmap" or (form == "helm" and kind == "helm"):
                 return CMFile(repo, base, head, file, form)
-    name = str((app.get("metadata") or {}).get("name") or "")
-    return wording.SLACK_CM_NOT_FOUND.format(app=name)
+    return None

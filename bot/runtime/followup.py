@@ -7,8 +7,12 @@ For every PR the store remembers (``<p>prs``, written when the PR was opened), o
   PR is forgotten;
 * merged, the app not Synced yet: the thread says "merged, waiting for the sync" once, and the job looks again at
   its next run;
-* a system-level rule (argocd-cm) merged: each covered app's thread is told (:mod:`bot.runtime.systemfix`), the PR
-  is forgotten (the apps turn green through their own alerts once Argo CD compares them again);
+* a system-level rule (argocd-cm) merged (:meth:`PRFollowUp._system`): one list of the applications per run; each
+  covered app Synced again has its thread told so and its parent turned green, the others are told once that the
+  rule was merged and are looked at again at the next run (the record keeps them, ``waiting``): Argo CD's
+  notifications send nothing when an app is Synced again, and argocd-cm reaches the cluster, and Argo CD compares
+  the apps again, only after the merge. The PR is forgotten once no covered app is waiting (an app Argo CD no
+  longer lists is not waited for);
 * closed without merging: the thread says so, the Open PR button comes back where the PR's link replaced it, and
   the PR is forgotten (the approvals start again from zero).
 
@@ -27,6 +31,7 @@ from typing import Any
 
 from bot.errors import ArgoWhyError
 from bot.fixes.approvals import audit_record
+from bot.intake.jobs import app_key
 from bot.model import Alert
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
@@ -91,12 +96,8 @@ class PRFollowUp:
             await self.s.store.forget_pr(fix_id)
             await self._audit(fix_id, record, "closed")
             return 1
-        if record.get("kind") == "system":  # argocd-cm: each covered app's thread is told; their alerts follow
-            await SystemFix(self.s, self.fixes, self.fixes.owner).merged(fix_id, record)
-            await WeeklyReport(self.s).record_merged(record, len(record.get("threads") or {}))
-            await self.s.store.forget_pr(fix_id)
-            await self._audit(fix_id, record, "merged")
-            return 1
+        if record.get("kind") == "system":
+            return await self._system(fix_id, record)
         app, ns = str(record["app"]), record.get("app_namespace")
         async with self.s.argocd() as argocd:
             application = await argocd.application(app, ns)
@@ -107,11 +108,46 @@ class PRFollowUp:
                 await self._audit(fix_id, record, "merged")
             return 0
         await self._say(fix_id, record, wording.SLACK_PR_MERGED, wording.SLACK_ICON_SYNCED)
-        key = str(record.get("app_key") or app)
+        await self._green(str(record.get("app_key") or app), app, ns)
+        await WeeklyReport(self.s).record_merged(record, 1)
+        await self.s.store.forget_pr(fix_id)
+        await self._audit(fix_id, record, "merged and synced")
+        return 1
+
+    async def _green(self, key: str, app: str, ns: str | None) -> None:
         ref = await self.s.store.get_thread(key)
         state = await ReportState.load(self.s.store, ref.report_state) if ref is not None and ref.report_state else None
         await self.turn_green(key, state.alert if state is not None else Alert(app=app, app_namespace=ns))
-        await WeeklyReport(self.s).record_merged(record, 1)
+
+    async def _system(self, fix_id: str, record: dict[str, Any]) -> int:
+        """A merged system-level rule: each covered app still waiting is told once it is Synced again (see the
+        module docstring); 1 once none is waiting."""
+        first = record.get("waiting") is None  # the merge seen for the first time
+        waiting = sorted(record.get("threads") or {}) if first else [str(k) for k in record.get("waiting") or []]
+        async with self.s.argocd() as argocd:
+            listed = {app_key(str(a["metadata"]["name"]), a["metadata"].get("namespace")): a
+                      for a in await argocd.applications() if (a.get("metadata") or {}).get("name")}  # fmt: skip
+        system = SystemFix(self.s, self.fixes, self.fixes.owner)
+        still: list[str] = []
+        for key in waiting:
+            application = listed.get(key)
+            if application is None:  # deleted, or no longer readable: nothing to wait for
+                continue
+            if ((application.get("status") or {}).get("sync") or {}).get("status") != "Synced":
+                still.append(key)
+                if first:
+                    await system.merged(fix_id, record, key, synced=False)
+                continue
+            await system.merged(fix_id, record, key, synced=True)
+            meta = application["metadata"]
+            await self._green(key, str(meta["name"]), meta.get("namespace"))
+        if first:
+            await WeeklyReport(self.s).record_merged(record, len(record.get("threads") or {}))
+            await self._audit(fix_id, record, "merged")
+        if still:
+            if still != waiting or first:
+                await self.s.store.save_pr(fix_id, {**record, "waiting": still})
+            return 0
         await self.s.store.forget_pr(fix_id)
         await self._audit(fix_id, record, "merged and synced")
         return 1

@@ -12,7 +12,8 @@
   under the lock ``pr:<fix_id>``, the file holding argocd-cm is located (:mod:`bot.runtime.cmfile`), edited
   (:mod:`bot.fixes.cmedit`: a ConfigMap manifest or argo-helm ``configs.cm``), and the PR opened with every covered
   app and a link to each thread in its body; the PR is remembered for the follow-up;
-* :meth:`SystemFix.merged`: the follow-up's call once the PR is merged: each covered app's thread is told, once.
+* :meth:`SystemFix.merged`: the follow-up's call once the PR is merged, for each covered app: its thread is told,
+  once, that the rule was merged and argo-why will say when the app is Synced, and once that it is Synced again.
 
 Every decision is said in the thread and appended to ``argo-why:audit``. Errors of the Git host or Argo CD are said
 in the thread in their own sentence.
@@ -36,6 +37,7 @@ from bot.runtime.cmfile import CMFile, locate
 from bot.runtime.fixflow import FixFlow
 from bot.runtime.services import Services
 from bot.slack.render import error_message
+from bot.slack.render.blocks import Message
 from bot.slack.render.fixes import (
     PRLink,
     approvers_text,
@@ -181,8 +183,8 @@ class SystemFix:
         where = job.thread_ts or job.message_ts
         if d.outcome in ("nobody-may", "not-allowed"):
             await self._audit(job, fix_id, "refused", reason=d.outcome)
-            await self.s.outbox.post(job.channel, fix_notice(wording.SLACK_PR_REFUSED, app="argocd-cm", user=job.user),
-                                     thread_ts=where)  # fmt: skip
+            await self.s.outbox.post(job.channel, fix_notice(wording.SLACK_SYSTEM_REFUSED, app="argocd-cm",
+                                                             user=job.user), thread_ts=where)  # fmt: skip
             # like an app fix: the person who clicked is told who may approve (a project's approvers may approve
             # its app fixes, never a rule that changes every app of the instance)
             allowed = self.s.settings.git.approvers
@@ -254,7 +256,7 @@ class SystemFix:
             found = await self.locate(argocd, git)
             if isinstance(found, str):
                 await self._audit(job, state.fix_id, "no-pr", reason=found)
-                await self.s.outbox.post(job.channel, paste_message("argocd-cm", found, snippet), thread_ts=where)
+                await self.s.outbox.post(job.channel, _cm_paste(found, snippet), thread_ts=where)
                 return
             result = add_system_rule(found.file.text, form=found.form, key=state.key, rules=state.rule,
                                      path=found.file.path)  # fmt: skip
@@ -266,7 +268,7 @@ class SystemFix:
             if result.text is None:
                 reason = result.reason or pr_wording.PR_CANNOT_EDIT
                 await self._audit(job, state.fix_id, "no-pr", reason=reason)
-                await self.s.outbox.post(job.channel, paste_message("argocd-cm", reason, snippet), thread_ts=where)
+                await self.s.outbox.post(job.channel, _cm_paste(reason, snippet), thread_ts=where)
                 return
             title = pr_wording.PR_SYSTEM_TITLE.format(what=state.what, count=len(state.apps))
             body = await self._body(state, approvers, found)
@@ -337,17 +339,19 @@ class SystemFix:
         return await locate(g.argocd_cm_definition, g.provider, g.api_url, argocd, git)
 
     # --- the follow-up ----------------------------------------------------------------------------------
-    async def merged(self, fix_id: str, record: dict[str, Any]) -> None:
-        """Tell each covered app's thread that the system-level rule was merged (once each)."""
+    async def merged(self, fix_id: str, record: dict[str, Any], app: str, *, synced: bool) -> None:
+        """Tell ``app``'s thread (a covered app) that the system-level rule was merged: that it is Synced again, or
+        that argo-why will say when it is (once each)."""
+        place = (record.get("threads") or {}).get(app)
+        if not (isinstance(place, list) and len(place) == 2 and place[1]):
+            return
         pr = PRLink(int(record["number"]), str(record["url"]), str(record.get("by") or ""))
-        threads = record.get("threads") or {}
-        for app, place in sorted(threads.items()):
-            if not (isinstance(place, list) and len(place) == 2 and place[1]):
-                continue
-            message = fix_notice(wording.SLACK_SYSTEM_MERGED, app=app, pr=pr, icon=wording.SLACK_ICON_SYNCED,
-                                 key=str(record.get("key") or ""))  # fmt: skip
-            await self.s.outbox.post(str(place[0]), message, thread_ts=str(place[1]),
-                                     key=f"system-merged:{fix_id}:{pr.number}:{app}")  # fmt: skip
+        template, icon = ((wording.SLACK_SYSTEM_SYNCED, wording.SLACK_ICON_SYNCED) if synced
+                          else (wording.SLACK_SYSTEM_MERGED, ""))  # fmt: skip
+        message = fix_notice(template, app=app, pr=pr, icon=icon, key=str(record.get("key") or ""))
+        said = "synced" if synced else "merged"
+        await self.s.outbox.post(str(place[0]), message, thread_ts=str(place[1]),
+                                 key=f"system-{said}:{fix_id}:{pr.number}:{app}")  # fmt: skip
 
 
 def cm_snippet(key: str, rule: dict[str, list[str]]) -> str:
@@ -364,3 +368,8 @@ def _of(pair: tuple[dict[str, Any] | None, dict[str, Any] | None], group: str, k
 
 def rule_text_of(state: SystemFixState) -> str:
     return "; ".join(f"{k}: {v}" for k, v in state.rule.items())
+
+
+def _cm_paste(reason: str, snippet: str) -> Message:
+    """No PR for a system-level rule: why, and the block to paste into the ConfigMap argocd-cm by hand."""
+    return paste_message("argocd-cm", reason, snippet, template=wording.SLACK_PR_PASTE_CM)

@@ -6,9 +6,10 @@ its drift began, and the channel and thread of its alert. The alerts write it af
 app's lock); an app that turns Synced, or that Argo CD no longer lists (the sweep), is dropped. Entries older than
 :data:`FLEET_STALE_S` are not read (an app the bot stopped hearing about does not stay fleet-wide forever).
 
-Two implementations of :class:`FleetIndex`: :class:`RedisFleetIndex` (every write is one Lua script, so the
-reverse sets never disagree with the entries, whichever replica writes) and :class:`MemoryFleetIndex` (the
-in-memory store's, one replica).
+The entry, its stored form and the reading back of many entries (the whole index, undecoded) are
+:mod:`bot.store.fleetentry`'s. Two implementations of :class:`FleetIndex`: :class:`RedisFleetIndex` (every write is one
+Lua script, so the reverse sets never disagree with the entries, whichever replica writes) and
+:class:`MemoryFleetIndex` (the in-memory store's, one replica).
 
 Redis keys (``<p>`` is the store's prefix):
 
@@ -35,20 +36,21 @@ The script builds the ``fleet:sig:`` key names from the prefix (a single Redis, 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import redis.asyncio
+from redis.client import NEVER_DECODE
 
-from bot.analysis.fleet import FleetFinding
+from bot.store.fleetentry import FLEET_STALE_S as FLEET_STALE_S
+from bot.store.fleetentry import FleetEntry as FleetEntry
+from bot.store.fleetentry import as_text, json_object, read_entries
 
 # The store's RedisGuard (bot.store.connection, which imports the protocol this module is part of).
 Guard = Callable[[str], AbstractContextManager[None]]
 
 FLEET_TTL_S = 7 * 24 * 3600
-FLEET_STALE_S = 7 * 24 * 3600
 HOME_TTL_S = 30 * 24 * 3600
 HISTORY_TTL_S = 10 * 7 * 24 * 3600
 OFFER_TTL_S = 14 * 24 * 3600
@@ -73,77 +75,6 @@ for i = 5, #ARGV do
 end
 return 1
 """
-
-
-@dataclass(frozen=True)
-class FleetEntry:
-    """One OutOfSync app in the fleet index."""
-
-    findings: tuple[FleetFinding, ...]
-    at: float
-    """When the findings were analysed."""
-    since: float
-    """When the app's drift episode began."""
-    channel: str
-    """The channel the app's alerts go to (who may see it in the overview)."""
-    thread_ts: str = ""
-    """The app's alert thread in ``channel`` (empty: listed in a digest, no thread)."""
-
-    def to_json(self) -> str:
-        sigs = sorted({f.sig_id for f in self.findings})
-        return json.dumps({"f": [f.to_list() for f in self.findings], "s": sigs, "at": self.at, "since": self.since,
-                           "ch": self.channel, "ts": self.thread_ts}, separators=(",", ":"))  # fmt: skip
-
-    @classmethod
-    def from_json(cls, raw: str | bytes | None, interned: dict[FleetFinding, FleetFinding] | None = None
-                  ) -> FleetEntry | None:  # fmt: skip
-        """The entry, or ``None`` when unreadable; ``interned`` shares equal findings between entries (most of a
-        fleet's findings are the same few signatures on objects of the same names)."""
-        data = _json_object(raw)
-        if data is None or not isinstance(data.get("f"), list):
-            return None
-        cache = interned if interned is not None else {}
-        found: list[FleetFinding] = []
-        for r in data["f"]:
-            # FleetFinding.from_list, inlined: the index is read by the thousand findings, a call each was most of it
-            if type(r) is not list or len(r) != 6:
-                continue
-            g, k, p, w, c, o = r
-            if type(g) is str and type(k) is str and type(p) is str and type(w) is str and type(c) is str \
-                    and type(o) is str:  # fmt: skip
-                rec = _finding(r)
-                found.append(cache.setdefault(rec, rec))  # a FleetFinding is the tuple it is equal to: its own key
-        try:
-            return cls(findings=tuple(found), at=float(data.get("at") or 0), since=float(data.get("since") or 0),
-                       channel=str(data.get("ch") or ""), thread_ts=str(data.get("ts") or ""))  # fmt: skip
-        except (TypeError, ValueError):
-            return None
-
-
-def _finding(raw: list[str]) -> FleetFinding:
-    return tuple.__new__(FleetFinding, raw)  # what FleetFinding._make does, without its call
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
-def _json_object(raw: str | bytes | None) -> dict[str, Any] | None:
-    try:
-        value = json.loads(raw) if raw is not None else None
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _fresh(raw: Iterable[tuple[str | bytes, str | bytes | None]], now: float) -> dict[str, FleetEntry]:
-    out = {}
-    interned: dict[FleetFinding, FleetFinding] = {}
-    for k, v in raw:
-        entry = FleetEntry.from_json(v, interned)
-        if entry is not None and now - entry.at < FLEET_STALE_S:
-            out[_text(k)] = entry
-    return out
 
 
 class FleetIndex(Protocol):
@@ -217,23 +148,29 @@ class RedisFleetIndex:
 
     async def entries(self, now: float) -> dict[str, FleetEntry]:
         with self._guard("fleet_entries"):
-            raw = await self._r.hgetall(self._hash)
-        return _fresh(raw.items(), now)
+            # undecoded: the client would decode the thousands of values one Python call each, read_entries decodes
+            # them in one pass
+            raw = await self._r.execute_command(  # type: ignore[no-untyped-call]
+                "HGETALL", self._hash, **{NEVER_DECODE: True}
+            )
+        return read_entries(raw.items(), now)
 
     async def get(self, app_keys: list[str], now: float) -> dict[str, FleetEntry]:
         if not app_keys:
             return {}
         with self._guard("fleet_get"):
-            raw = await self._r.hmget(self._hash, app_keys)
-        return _fresh(zip(app_keys, raw, strict=True), now)
+            raw = await self._r.execute_command(  # type: ignore[no-untyped-call]
+                "HMGET", self._hash, *app_keys, **{NEVER_DECODE: True}
+            )
+        return read_entries(zip(app_keys, raw, strict=True), now)
 
     async def apps_with(self, sig_id: str) -> set[str]:
         with self._guard("fleet_apps_with"):
-            return {_text(m) for m in await self._r.smembers(f"{self._sig}{sig_id}")}
+            return {as_text(m) for m in await self._r.smembers(f"{self._sig}{sig_id}")}
 
     async def app_keys(self) -> set[str]:
         with self._guard("fleet_app_keys"):
-            return {_text(k) for k in await self._r.hkeys(self._hash)}
+            return {as_text(k) for k in await self._r.hkeys(self._hash)}
 
     async def add_home_user(self, user: str) -> None:
         with self._guard("fleet_home"):
@@ -244,7 +181,7 @@ class RedisFleetIndex:
 
     async def home_users(self) -> set[str]:
         with self._guard("fleet_home_users"):
-            return {_text(m) for m in await self._r.smembers(self._home)}
+            return {as_text(m) for m in await self._r.smembers(self._home)}
 
     async def add_hours(self, week: str, seconds: Mapping[str, float], now: float, cap_s: float) -> None:
         key = f"{self._hours}{week}"
@@ -261,7 +198,7 @@ class RedisFleetIndex:
     async def hours(self, week: str) -> dict[str, float]:
         with self._guard("fleet_hours_read"):
             raw = await self._r.hgetall(f"{self._hours}{week}")
-        return {_text(k): float(v) for k, v in raw.items() if _text(k) != "__last"}
+        return {as_text(k): float(v) for k, v in raw.items() if as_text(k) != "__last"}
 
     async def add_ended(self, week: str, record: dict[str, Any]) -> None:
         key = f"{self._ended}{week}"
@@ -277,12 +214,12 @@ class RedisFleetIndex:
 
     async def get_offer(self, sig_id: str) -> dict[str, Any] | None:
         with self._guard("fleet_offer_read"):
-            return _json_object(await self._r.get(f"{self._offer}{sig_id}"))
+            return json_object(await self._r.get(f"{self._offer}{sig_id}"))
 
     async def ended(self, week: str) -> list[dict[str, Any]]:
         with self._guard("fleet_ended_read"):
             raw = await self._r.lrange(f"{self._ended}{week}", 0, -1)
-        return [r for r in (_json_object(x) for x in raw) if r is not None]
+        return [r for r in (json_object(x) for x in raw) if r is not None]
 
 
 class MemoryFleetIndex:
@@ -314,10 +251,10 @@ class MemoryFleetIndex:
                     del self._sigs[f.sig_id]
 
     async def entries(self, now: float) -> dict[str, FleetEntry]:
-        return _fresh(self._entries.items(), now)
+        return read_entries(self._entries.items(), now)
 
     async def get(self, app_keys: list[str], now: float) -> dict[str, FleetEntry]:
-        return _fresh(((k, self._entries.get(k)) for k in app_keys), now)
+        return read_entries(((k, self._entries.get(k)) for k in app_keys), now)
 
     async def apps_with(self, sig_id: str) -> set[str]:
         return set(self._sigs.get(sig_id, ()))
@@ -352,4 +289,4 @@ class MemoryFleetIndex:
         self._offers[sig_id] = json.dumps(offer)
 
     async def get_offer(self, sig_id: str) -> dict[str, Any] | None:
-        return _json_object(self._offers.get(sig_id))
+        return json_object(self._offers.get(sig_id))

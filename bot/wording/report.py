@@ -8,8 +8,6 @@ Secret: callers pass values through :func:`bot.analysis.masking.mask` first.
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import json
 from typing import Any
 
@@ -238,12 +236,16 @@ def is_text(value: Any) -> bool:
 
 
 def opaque_summary(value: str) -> str:
+    import hashlib  # here, not at the top: OpenSSL's start is a few ms of every `argo-why explain` that needs none
+
     return OPAQUE.format(length=len(value), digest=hashlib.sha256(value.encode()).hexdigest()[:12])
 
 
 def text_changes(desired: str, live: str, shown: int = TEXT_CHANGES_SHOWN) -> list[str]:
     """The lines that differ between two texts, Git's first: ``timeoutMs: 2000 → 8000`` for a line whose key stayed,
     ``added …``/``removed …`` for the others; at most ``shown``, then "and N more"."""
+    import difflib  # only for a multi-line text that changed: most runs have none
+
     old, new = desired.splitlines(), live.splitlines()
     changes: list[str] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():

@@ -263,6 +263,7 @@ SLACK_PR_EXISTING = "PR {link} for this fix is already open ({user} opened it)."
 SLACK_PR_ALREADY_PRESENT = "Nothing to propose: {path} of {repo} already has this rule (on {base})."
 SLACK_PR_PASTE = "No pull request: {reason} Add this to the Application {app} by hand:"
 SLACK_PR_PASTE_SOURCE = "No pull request: {reason}"
+SLACK_PR_PASTE_CM = "No pull request: {reason} Add this to the ConfigMap {app} in Argo CD's namespace by hand:"
 SLACK_PR_FAILED = "The pull request could not be opened: {reason}"
 SLACK_PR_REFUSED = "{user} clicked Open PR, but may not approve fixes: nothing was done."
 SLACK_PR_ONLY = "Only {approvers} may approve fixes, so nothing was done. Ask one of them to click."
@@ -292,6 +293,9 @@ SLACK_SYSTEM_ONLY = (
     "A system-level rule changes every application of this Argo CD: only {approvers} may approve it (two of them), "
     "so nothing was done. Ask one of them to click."
 )
+SLACK_SYSTEM_REFUSED = (
+    "{user} clicked Open PR: system-level rule, but may not approve system-level rules: nothing was done."
+)
 SLACK_SYSTEM_REFUSED_NOW = "No PR was opened for {app}: checked again now, {reason}"
 SLACK_SYSTEM_CHANGED = (
     "No PR was opened for {app}: this drift is no longer in several apps, or its rule changed since it was offered."
@@ -306,7 +310,13 @@ SLACK_SYSTEM_APPROVED_PARTLY = (
     "Approved {count} of 2 by {approvers}: the system-level rule {rule} for {what}. A second, different approver "
     "opens the PR."
 )
-SLACK_SYSTEM_MERGED = "The system-level rule for this drift was merged: {link} ({key} of argocd-cm)."
+SLACK_SYSTEM_MERGED = (
+    "The system-level rule for this drift was merged: {link} ({key} of argocd-cm). argo-why will say when {app} is "
+    "Synced, once Argo CD has the new argocd-cm and compares the app again."
+)
+SLACK_SYSTEM_SYNCED = (
+    "The system-level rule for this drift was merged ({link}, {key} of argocd-cm) and {app} is Synced again."
+)
 SLACK_FIELDS_COUNT = ("{count} field", "{count} fields")
 SLACK_OBJECTS_COUNT = ("{count} object", "{count} objects")
 SLACK_ARGOCD_CM = "argocd-cm"
@@ -314,9 +324,11 @@ SLACK_CM_NOT_IN_FILE = "{path} in {repo} (ARGOCD_CM_DEFINITION) holds neither th
 SLACK_CM_NO_BRANCH = "no branch of the repository matches ARGOCD_CM_DEFINITION ({url})."
 SLACK_CM_NO_APP = "no Application manages the Argo CD namespace ({namespace}), and ARGOCD_CM_DEFINITION is not set."
 SLACK_CM_NOT_FOUND = (
-    "the Application {app} manages the Argo CD namespace, but no file of its source holds the argocd-cm ConfigMap or "
-    "argo-helm values; set ARGOCD_CM_DEFINITION to the file's URL."
+    "no file in the sources of the Applications whose destination is the Argo CD namespace ({apps}) holds the "
+    "argocd-cm ConfigMap or argo-helm values; set ARGOCD_CM_DEFINITION to the file's URL."
 )
+SLACK_CM_UNREAD = " Not looked in: {sources}."
+SLACK_CM_UNREAD_ONE = "{app} ({reason})"
 
 # --- the drift overview: /argo drift, App Home (bot/slack/render/overview.py) ---
 SLACK_OVERVIEW_TITLE = "Drift overview: {apps} OutOfSync, {groups}"

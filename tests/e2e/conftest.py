@@ -84,7 +84,8 @@ def e2e(argocd_stack: ArgoCDStack, kube_server: KubeServer, webhook_tap: Webhook
     redis = _start_on_free_port(_redis_server_binary(), tmp_path_factory.mktemp("e2e-redis"))
     with FakeSlack() as slack, FakeGitHub() as github:
         slack.add_user(APPROVER, "alice")
-        github.add_repo(REPO, {"README.md": "The GitOps repository of the e2e tests.\n"})
+        bare = github.add_repo(REPO, {"README.md": "The GitOps repository of the e2e tests.\n"})
+        argocd_stack.git.serve(REPO, bare.path)  # Argo CD reads it over git://, the bot maps the URL to the fake
         settings = bot_settings(argocd_stack, slack, github, redis.url)
         cluster = Cluster(kube_server)
         bot = BotProcess(settings, serve=True, port=free_port())

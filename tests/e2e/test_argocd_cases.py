@@ -44,8 +44,13 @@ def missing(e2e: E2E) -> Recording:
 
 
 def sent_once(rec: Recording) -> dict[str, Any]:
-    """The one webhook of the case, in the contract's shape."""
-    [body] = rec.webhooks
+    """The case's webhook, in the contract's shape. Argo CD's notifications controller delivers at least once: its
+    ``oncePer`` record is an annotation on the Application, and an update that races with the application
+    controller's can lose it (argoproj-labs/argocd-notifications#183, #338), so the same episode may come twice;
+    every copy must be of the one episode (the bot answers the copies as duplicates, see below)."""
+    assert rec.webhooks, f"no webhook for {rec.name}"
+    body = rec.webhooks[0]
+    assert len({w["operationState"]["finishedAt"] for w in rec.webhooks}) == 1, rec.webhooks
     assert set(body) == WEBHOOK_KEYS, body
     assert body["app"] == {"name": rec.name, "namespace": "argocd", "project": "default"}
     assert body["operationState"]["phase"] == "Succeeded" and body["sync"]["status"] == "OutOfSync"
@@ -86,5 +91,7 @@ def test_a_sync_that_leaves_a_resource_missing_is_sent_with_it(missing: Recordin
 @pytest.mark.parametrize("case", ["missing", "removed"])
 def test_the_bot_answers_the_case_in_the_channel(e2e: E2E, case: str, request: pytest.FixtureRequest) -> None:
     rec: Recording = request.getfixturevalue(case)
-    assert [s.status for s in e2e.tap.for_app(rec.name)] == [202]
-    e2e.wait_parents(rec.name, f"the bot's answer about {rec.name}")
+    # one accepted; a copy of the same episode from an at-least-once delivery (see sent_once) is a duplicate
+    [first, *copies] = [s.status for s in e2e.tap.for_app(rec.name)]
+    assert first == 202 and all(status == 200 for status in copies), (first, copies)
+    [_parent] = e2e.wait_parents(rec.name, f"the bot's answer about {rec.name}")

@@ -15,8 +15,18 @@ pytestmark = pytest.mark.argocd
 
 
 def sends(e2e: E2E, app: str, namespace: str = "argocd") -> int:
-    """How many webhooks the notifications controller sent for ``app`` (recorded on their way to the bot)."""
-    return len(e2e.tap.for_app(app, namespace))
+    """How many episodes the notifications controller sent webhooks for (recorded on their way to the bot). It
+    delivers at least once: its ``oncePer`` record is an annotation that a racing update of the Application can lose
+    (argoproj-labs/argocd-notifications#183, #338), so one episode (one ``finishedAt``) may come twice."""
+    return len(answers(e2e, app, namespace))
+
+
+def answers(e2e: E2E, app: str, namespace: str = "argocd") -> dict[str, list[int]]:
+    """The bot's answer statuses to each episode's webhooks, by the episode's sync ``finishedAt``."""
+    out: dict[str, list[int]] = {}
+    for sent in e2e.tap.for_app(app, namespace):
+        out.setdefault(sent.body["operationState"]["finishedAt"], []).append(sent.status)
+    return out
 
 
 def test_one_webhook_and_one_thread_per_drift_episode_and_none_while_merely_progressing(e2e: E2E) -> None:
@@ -44,7 +54,9 @@ def test_one_webhook_and_one_thread_per_drift_episode_and_none_while_merely_prog
     e2e.cluster.kubectl_edit(ref(web, ns), {"spec": {"template": {"spec": {"containers": [
         {"name": "web", "image": "nginx:1.24"}]}}}})  # fmt: skip
     wait(lambda: sends(e2e, name) == 2, "the second episode's webhook", 60)
-    assert [s.status for s in e2e.tap.for_app(name)] == [202, 202]
+    # each episode accepted once; a second copy of one (at-least-once delivery) is answered as a duplicate
+    assert [statuses[0] == 202 and set(statuses[1:]) <= {200} for statuses in answers(e2e, name).values()] == [
+        True, True], answers(e2e, name)  # fmt: skip
     # the same app drifting again re-uses its thread: the parent now counts the two syncs that did not settle it
     wait_for(lambda: e2e.parents(name), lambda p: len(p) == 1 and "2 syncs did not settle it" in
                         json.dumps(p[0]["blocks"]), "the parent updated for the second episode")  # fmt: skip

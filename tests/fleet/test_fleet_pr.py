@@ -7,6 +7,7 @@ repository): three apps share the HPA's replicas drift, a fourth has a kubectl e
 
 from __future__ import annotations
 
+import copy
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,6 +113,17 @@ def merged_said(slack: FakeSlack, app: str) -> bool:
     return any("was merged" in m["text"] for m in thread_of(slack, app)[1])
 
 
+def synced_said(slack: FakeSlack, app: str) -> bool:
+    return any("is Synced again" in m["text"] for m in thread_of(slack, app)[1])
+
+
+def synced(argocd: FakeArgoCD, app: dict[str, Any]) -> None:
+    """Argo CD compared the app again with the merged argocd-cm: Synced, nothing differs."""
+    again = copy.deepcopy(app)
+    again["status"]["sync"]["status"] = "Synced"
+    argocd.add_app(again, [], [[]])
+
+
 def branch_file(github: FakeGitHub, branch: str, path: str) -> str:
     return subprocess.run(["git", "-C", str(github.repo(PLATFORM).path), "show", f"{branch}:{path}"],
                           capture_output=True, text=True, check=True).stdout  # fmt: skip
@@ -179,7 +191,20 @@ async def test_two_approvers_open_one_pr_to_argocd_cm_and_the_merge_is_told_in_e
         for name in SHARED:
             await until(lambda n=name: merged_said(slack, n))  # type: ignore[misc]
         assert not any("was merged" in m["text"] for m in thread_of(slack, "team-d")[1])
+        # Argo CD's trigger sends nothing when an app is Synced again: the follow-up waits for each covered app
+        assert not any(synced_said(slack, n) for n in SHARED) and not await _no_prs(bot)
+        for app in apps[:2]:
+            synced(argocd, app)
+        for name in SHARED[:2]:
+            await until(lambda n=name: synced_said(slack, n))  # type: ignore[misc]
+            # the parent turns green right after
+            await until(lambda n=name: "Synced again" in thread_of(slack, n)[0]["text"])  # type: ignore[misc]
+        await bot.settle()
+        assert not synced_said(slack, "team-c") and not await _no_prs(bot)
+        synced(argocd, apps[2])
+        await until(lambda: synced_said(slack, "team-c"))
         await until(lambda: _no_prs(bot))
+        assert sum("is Synced again" in m["text"] for n in SHARED for m in thread_of(slack, n)[1]) == 3  # once each
 
 
 async def _no_prs(bot: Bot) -> bool:

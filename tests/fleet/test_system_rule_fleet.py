@@ -116,6 +116,9 @@ async def test_the_rule_covers_the_apps_that_drift_when_the_pr_opens(
         answers = [str(c.params.get("blocks")) for c in slack.calls_to("chat.postEphemeral")
                    if c.params.get("user") == CAROL]  # fmt: skip
         assert any("system-level rule" in t and ALICE in t and BOB in t for t in answers), answers
+        _, replies = thread_of(slack, "team-e")  # the thread says what was refused: she may approve app fixes
+        assert any(f"{CAROL} clicked Open PR: system-level rule, but may not approve system-level rules" in m["text"]
+                   for m in replies), [m["text"] for m in replies]  # fmt: skip
 
         await click(bot, slack, parent_e, "open_pr", ALICE)
         _, replies = thread_of(slack, "team-e")

@@ -2,10 +2,11 @@
 
 :class:`E2E` holds the running parts: the real Argo CD (:class:`~tests.harness.argocd_stack.ArgoCDStack`) on the
 real kube-apiserver, the fake Slack, the fake GitHub serving ``acme/gitops`` (a real bare repository, which is also
-the repository Argo CD reads: ``repo_url`` is its ``file://`` URL, so a merged pull request is what Argo CD reads
-next), the recording relay of the notifications webhook (``tap``), and the real bot, ``argo-why serve`` in a
-process of its own, configured by its environment as a Deployment configures it, with the Argo CD token
-deploy/README.md makes.
+the repository Argo CD reads: ``repo_url`` is its ``git://127.0.0.1:PORT/acme/gitops.git`` URL, served by the
+stack's ``git daemon``, which Argo CD clones and the bot maps to the fake GitHub's ``acme/gitops``: a merged pull
+request is what Argo CD reads next, and the bot can open one on it), the recording relay of the notifications
+webhook (``tap``), and the real bot, ``argo-why serve`` in a process of its own, configured by its environment as a
+Deployment configures it, with the Argo CD token deploy/README.md makes.
 
 Helpers, all through Argo CD's API as a person or the controller would act (never by writing Argo CD's objects):
 ``add_files`` (a push to the repository), ``create_app`` (``POST /api/v1/applications``), ``sync``, ``refresh``,
@@ -110,10 +111,12 @@ class E2E:
     bot: BotProcess
     settings: Settings
     tap: WebhookTap
+    repo: str = REPO
+    """The repository on the fake GitHub (and, by the same name, in ``stack.git``) that the helpers push to."""
 
     @property
     def repo_url(self) -> str:
-        return f"file://{self.github.repo(REPO).path}"
+        return self.stack.git.url(self.repo)
 
     # -- Git and Argo CD ---------------------------------------------------------------------------------------------
 
@@ -121,7 +124,7 @@ class E2E:
         """Push ``files`` (objects are written as YAML; None deletes) to main; the new commit."""
         text = {path: None if body is None else body if isinstance(body, str) else _yaml(body)
                 for path, body in files.items()}  # fmt: skip
-        return self.github.advance(REPO, text, message=message)
+        return self.github.advance(self.repo, text, message=message)
 
     def create_app(self, name: str, path: str, dest_namespace: str, *, namespace: str = "argocd",
                    project: str = "default", sync_options: list[str] | None = None,
@@ -264,9 +267,12 @@ def namespace_for(test: str) -> str:
     return f"e2e-{test}-{secrets.token_hex(2)}"[:63]
 
 
-def click(e2e: E2E, message: Obj, action_id: str, user: str = APPROVER) -> None:
-    """``user`` clicks the button ``action_id`` of ``message`` (a confirmed click, as Slack sends it)."""
+def click(e2e: E2E, message: Obj, action_id: str, user: str = APPROVER, *, block_id: str | None = None) -> None:
+    """``user`` clicks the button ``action_id`` of ``message`` (a confirmed click, as Slack sends it); the one in
+    block ``block_id`` when given (a thread message may hold several Open PR buttons, one per fix)."""
     for block in message.get("blocks") or []:
+        if block_id is not None and block.get("block_id") != block_id:
+            continue
         for element in block.get("elements") or []:
             if element.get("action_id") == action_id:
                 body = block_action_body(action_id, str(element["value"]), user_id=user, channel_id=CHANNEL,
@@ -274,4 +280,4 @@ def click(e2e: E2E, message: Obj, action_id: str, user: str = APPROVER) -> None:
                                          response_url=e2e.slack, message=message)  # fmt: skip
                 e2e.slack_post(body)
                 return
-    raise AssertionError(f"no {action_id} button in {message.get('text')!r}")
+    raise AssertionError(f"no {action_id} button{f' in {block_id}' if block_id else ''} in {message.get('text')!r}")

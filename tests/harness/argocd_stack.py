@@ -11,14 +11,16 @@ once per machine, cached; the folder also holds the release's CRDs). :class:`Arg
 2. the bot's account and RBAC by running the commands of deploy/README.md ("Argo CD not managed by itself") as they
    are written there, and the notifications configuration by running deploy/argocd-notifications/install.sh
    (``WEBHOOK_TOKEN``, ``ARGO_WHY_URL``): what a user does, so the tests prove the docs are enough;
-3. a Redis, the repo server, the application controller, the API server (``--insecure``: plain HTTP, as the bot's
+3. ``git daemon`` serving :attr:`ArgoCDStack.git` (``<workdir>/git``, see :mod:`tests.harness.git_daemon`), a
+   Redis, the repo server, the application controller, the API server (``--insecure``: plain HTTP, as the bot's
    tests reach it) and the notifications controller, each with ``--application-namespaces`` :data:`APPS_NAMESPACE`;
    every listener binds 127.0.0.1 (the two metrics listeners that bind 0.0.0.0 upstream are patched in the build);
 4. an admin session token (``POST /api/v1/session``) and the bot's API token, made with the README's own
    ``argocd account generate-token --account argo-why`` after ``argocd login``.
 
-Git: Argo CD reads any ``file://`` repository on this machine (no credentials); the e2e tests point Applications at
-the bare repository the fake GitHub serves, so a merged pull request is what Argo CD reads next.
+Git: the e2e tests publish the fake GitHub's bare repository in :attr:`ArgoCDStack.git` (``git.serve``) and point
+Applications at its ``git://127.0.0.1:PORT/owner/name.git`` URL, which Argo CD clones and the bot maps to the fake
+GitHub's repository (a ``file://`` URL the bot refuses, rightly): a merged pull request is what Argo CD reads next.
 
 Every process gets SIGTERM when the test process dies (PR_SET_PDEATHSIG); ``stop()`` stops them in reverse order.
 Logs: ``<workdir>/logs/<component>.log``; ``logs_tail()`` gives the end of each, which the fixture prints when a
@@ -46,6 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.harness.git_daemon import NAME as GIT_DAEMON
+from tests.harness.git_daemon import GitRepos
 from tests.harness.go_tools import ROOT, GoToolsError, build_go_tools
 from tests.harness.kube_server import KubeServer, _die_with_parent, _tail, start_kube_server
 from tests.harness.redis_server import free_port
@@ -119,7 +123,12 @@ class ArgoCDStack:
     admin_token: str = ""
     bot_token: str = ""
     api_port: int = 0
+    git: GitRepos = field(init=False)
+    """The repositories ``git daemon`` serves to Argo CD (and the bot) over ``git://`` on loopback."""
     _procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.git = GitRepos(self.workdir / "git")
 
     @property
     def url(self) -> str:
@@ -212,6 +221,7 @@ class ArgoCDStack:
         kubeconfig = str(self.kube.kubeconfig)
         common = ["--loglevel", "info", "--logformat", "text"]
         apps_ns = ["--application-namespaces", APPS_NAMESPACE]
+        self._spawn(GIT_DAEMON, self.git.argv())
         self._spawn("redis", ["redis-server", "--bind", "127.0.0.1", "--port", str(ports["redis"]), "--save", "",
                               "--appendonly", "no"])  # fmt: skip
         self._spawn("repo-server", [*common, "--address", "127.0.0.1", "--port", str(ports["repo"]),
@@ -236,7 +246,7 @@ class ArgoCDStack:
             "notifications": f"http://127.0.0.1:{ports['notif_m']}/metrics",
         }
         deadline = time.monotonic() + timeout_s
-        while checks:
+        while checks or not self.git.listening():
             for name, proc in self._procs.items():
                 if proc.poll() is not None:
                     raise ArgoCDStackError(f"{name} exited with {proc.returncode}")
@@ -245,12 +255,15 @@ class ArgoCDStack:
                     if r.status == 200:
                         del checks[name]
             if time.monotonic() > deadline:
-                raise ArgoCDStackError(f"not ready within {timeout_s:.0f} s: {', '.join(checks)}")
+                waited = [*checks, *([] if self.git.listening() else [GIT_DAEMON])]
+                raise ArgoCDStackError(f"not ready within {timeout_s:.0f} s: {', '.join(waited)}")
             time.sleep(0.1)
 
     def _spawn(self, name: str, args: list[str]) -> None:
         if name == "redis":
             argv, env = args, self.env()
+        elif name == GIT_DAEMON:
+            argv, env = args, {**self.env(), **self.git.env()}
         else:
             w = self.workdir
             argv = [str(self.argocd), *args]
@@ -352,8 +365,9 @@ def start_argocd_stack(kube: KubeServer, workdir: Path, *, bot_url: str) -> Argo
 def main() -> int:
     """``make argocd``: kube-apiserver, etcd and Argo CD for a person, until Ctrl-C (or SIGTERM); prints
     ``ARGOCD_URL=``, ``ARGOCD_ADMIN_TOKEN=``, ``ARGOCD_TOKEN=`` (the bot's account), ``WEBHOOK_TOKEN=`` and
-    ``KUBECONFIG=``. The notifications webhook goes to ``$ARGO_WHY_URL`` (default http://127.0.0.1:8080, where
-    ``argo-why serve`` listens by default)."""
+    ``KUBECONFIG=``, and ``GIT_REPOS=``, the folder whose bare repositories ``git daemon`` serves at ``GIT_URL=``
+    (``git init --bare $GIT_REPOS/acme/gitops.git`` is ``$GIT_URL/acme/gitops.git`` to Argo CD). The notifications
+    webhook goes to ``$ARGO_WHY_URL`` (default http://127.0.0.1:8080, where ``argo-why serve`` listens by default)."""
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -375,6 +389,7 @@ def main() -> int:
         print(f"ARGOCD_URL={stack.url}\nARGOCD_ADMIN_TOKEN={stack.admin_token}\nARGOCD_TOKEN={stack.bot_token}\n"
               f"WEBHOOK_TOKEN={stack.webhook_token}\nKUBECONFIG={kube.kubeconfig}", flush=True)  # fmt: skip
         print(f"ARGOCD_CLUSTER_CONTEXTS={IN_CLUSTER}={KUBE_CONTEXT}", flush=True)
+        print(f"GIT_REPOS={stack.git.root}\nGIT_URL={stack.git.base_url}", flush=True)
         while True:
             time.sleep(3600)
     except GoToolsError as e:

@@ -150,7 +150,9 @@ def settings_env(settings: Settings, port: int) -> dict[str, str]:
     if g.provider:  # pull requests: what the chart's git.* values set
         values |= {"GIT_PROVIDER": g.provider, "GIT_TOKEN": required(g.token, "GIT_TOKEN").get_secret_value(),
                    "GIT_API_URL": g.api_url, "APPROVERS": ",".join(g.approvers),
-                   "APPROVALS_REQUIRED": g.approvals_required, "PR_POLL_SECONDS": g.pr_poll_s}  # fmt: skip
+                   "APPROVALS_REQUIRED": g.approvals_required, "PR_POLL_SECONDS": g.pr_poll_s,
+                   "APPROVER_ROUTES": json.dumps(g.approver_routes) if g.approver_routes else None,
+                   "ARGOCD_CM_DEFINITION": g.argocd_cm_definition}  # fmt: skip
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ARGOCD_", "GIT_", "VIEW_"))}
     return {**keep, **{k: str(v) for k, v in values.items() if v is not None}}
 

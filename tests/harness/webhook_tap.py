@@ -4,7 +4,9 @@ The e2e stack's notifications webhook (``service.webhook.argo-why``'s url, set b
 points here; every request is recorded (arrival time, method, path, the JSON body as sent, the bot's answer status)
 and relayed unchanged, headers included, to the bot. So a test can say what the real controller sent (the rendered
 template of deploy/argocd-notifications, for every case) and how often, without changing what the bot receives.
-The ``Authorization`` header is relayed but never recorded.
+The ``Authorization`` header is relayed but never recorded. ``routes`` sends the webhooks of the apps whose name starts
+with a given prefix to another bot (a test's own, with settings of its own) instead of ``target``: the session's bot
+never sees them, and the test's bot sees nothing else.
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ class Sent:
 
 
 class WebhookTap:
-    """Listens on a free loopback port (``url``) and relays to ``target`` (set before the first request)."""
+    """Listens on a free loopback port (``url``) and relays to ``target`` (set before the first request), or to the
+    target of the first prefix of ``routes`` that the app's name starts with."""
 
     def __init__(self) -> None:
         self.target = ""
+        self.routes: dict[str, str] = {}
         self.sent: list[Sent] = []
         self._lock = threading.Lock()
         tap = self
@@ -48,14 +52,16 @@ class WebhookTap:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
                 try:
-                    resp = httpx.post(tap.target + self.path, content=raw, headers=headers, timeout=30)
-                    status, answer = resp.status_code, resp.content
-                except httpx.HTTPError as e:
-                    status, answer = 502, str(e).encode()
-                try:
                     body: Any = json.loads(raw)
                 except ValueError:
                     body = raw.decode(errors="replace")
+                name = str((body.get("app") or {}).get("name") or "") if isinstance(body, dict) else ""
+                target = next((t for prefix, t in tap.routes.items() if name.startswith(prefix)), tap.target)
+                try:
+                    resp = httpx.post(target + self.path, content=raw, headers=headers, timeout=30)
+                    status, answer = resp.status_code, resp.content
+                except httpx.HTTPError as e:
+                    status, answer = 502, str(e).encode()
                 with tap._lock:
                     tap.sent.append(Sent(time.time(), "POST", self.path, body, status))
                 self.send_response(status)

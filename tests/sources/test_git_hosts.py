@@ -171,6 +171,9 @@ def test_parse_web_url_refuses(url: str, provider: str, api_url: str | None, rea
         ("https://github.com/acme/platform/", "github", None, "github.com", "acme/platform"),
         ("git@github.com:acme/platform.git", "github", None, "github.com", "acme/platform"),
         ("ssh://git@github.com/acme/platform.git", "github", None, "github.com", "acme/platform"),
+        ("git://github.com/acme/platform.git", "github", None, "github.com", "acme/platform"),
+        # git daemon's port is not the API's: over git:// only host names are compared (the e2e tests' repoURL)
+        ("git://127.0.0.1:9418/acme/gitops.git", "github", "http://127.0.0.1:8765", "127.0.0.1:8765", "acme/gitops"),
         ("https://x-access-token:s3cret@github.com/acme/platform.git", "github", None, "github.com", "acme/platform"),
         ("git@ghe.example.com:acme/platform.git", "github", GHE_API, "ghe.example.com", "acme/platform"),
         ("https://gitlab.example.com/group/sub/repo.git", "gitlab", GITLAB_API, "gitlab.example.com", "group/sub/repo"),

@@ -33,6 +33,8 @@ _SLOT_NAMES = {"ignore": "finding", "source": "source", "commit": "commit"}
 SLOT_ALL = "all"
 _USER = re.compile(r"[UW][A-Z0-9]{2,20}")
 _GROUP = re.compile(r"S[A-Z0-9]{2,20}")
+_MARKUP = re.compile(r"<(?:@|!subteam\^)?([^>|]*)(?:\|([^>]*))?>")
+"""A mention or link in mrkdwn: the notification text keeps the ID of who is mentioned, or the link's label."""
 
 
 def slot_finding(index: int, kind: FixKind = "ignore") -> str:
@@ -184,21 +186,23 @@ def pr_opened_message(app: str, pr: PRLink, *, approvers: Sequence[str], path: s
     return message(plain, blocks)
 
 
-def paste_message(app: str, reason: str, snippet: str) -> Message:
-    """No PR is possible: why, and the YAML to paste by hand (empty ``snippet``: nothing to paste)."""
+def paste_message(app: str, reason: str, snippet: str, *, template: str = wording.SLACK_PR_PASTE) -> Message:
+    """No PR is possible: why, and the YAML to paste by hand into ``app`` (empty ``snippet``: nothing to paste).
+    ``template`` names what ``app`` is: an Application (``SLACK_PR_PASTE``) or argocd-cm (``SLACK_PR_PASTE_CM``)."""
     note = cut_note(app)
     if not snippet:
         return message(wording.SLACK_PR_PASTE_SOURCE.format(reason=reason),
                        [section(fill(wording.SLACK_PR_PASTE_SOURCE, reason=escape(reason)), note)])  # fmt: skip
-    text = fill(wording.SLACK_PR_PASTE, reason=escape(reason), app=code(app))
-    return message(wording.SLACK_PR_PASTE.format(reason=reason, app=app),
+    text = fill(template, reason=escape(reason), app=code(app))
+    return message(template.format(reason=reason, app=app),
                    [section(text + "\n" + code_block(snippet), note)])  # fmt: skip
 
 
 def fix_notice(template: str, *, app: str, icon: str = "", pr: PRLink | None = None, user: str | None = None,
                **values: str) -> Message:  # fmt: skip
     """A one-section message from a ``wording.SLACK_PR_*`` template: ``pr`` fills ``{link}``, ``user`` ``{user}``
-    (a mention), ``app`` ``{app}``; other ``values`` are plain text and escaped here."""
+    (a mention), ``app`` ``{app}``; other ``values`` are plain text and escaped here. ``icon`` is said once: where
+    the template places ``{icon}``, else in front; never in the plain text."""
     md: dict[str, str] = {k: escape(v) for k, v in values.items()}
     plain: dict[str, str] = dict(values)
     if pr is not None:
@@ -210,7 +214,8 @@ def fix_notice(template: str, *, app: str, icon: str = "", pr: PRLink | None = N
     used_md = {k: v for k, v in md.items() if "{" + k + "}" in template}
     used_plain = {k: v for k, v in plain.items() if "{" + k + "}" in template}
     text = fill(template, **used_md)
-    return message(template.format(**used_plain), [section(f"{icon} {text}".strip(), cut_note(app))])
+    shown = text if "{icon}" in template else f"{icon} {text}"
+    return message(template.format(**used_plain).strip(), [section(shown.strip(), cut_note(app))])
 
 
 def approvers_text(approvers: Sequence[str]) -> str:
@@ -221,4 +226,4 @@ def approvers_text(approvers: Sequence[str]) -> str:
 def ephemeral_notice(template: str, **md: str) -> Message:
     """A short ephemeral answer from a template whose values are mrkdwn already (mentions, code)."""
     text = fill(template, **md)
-    return message(re.sub(r"<[^>]*>", "", text), [context([text], "…")])
+    return message(_MARKUP.sub(lambda m: m.group(2) or m.group(1), text), [context([text], "…")])
