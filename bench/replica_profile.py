@@ -1,6 +1,7 @@
 """``argo-why serve`` under tracemalloc, for ``bench/storm.py --profile DIR``: where a replica's memory goes.
 
-Run with ``PYTHONTRACEMALLOC=1`` (so that every import is traced from the start). A thread takes a snapshot every
+Run with ``PYTHONTRACEMALLOC=N`` (so that every import is traced from the start; with ``N`` > 1 frames, each
+allocation is also charged to the innermost frame of the bot's own code that led to it). A thread takes a snapshot every
 ``PROFILE_EVERY_S`` seconds and keeps the one with the most traced memory (the replica's peak); when the replica is
 sent SIGUSR1 (the benchmark does, before it stops it), the peak snapshot and the last one are written to
 ``$PROFILE_OUT`` as text: the top allocations by package and by line, the traced peak beside ``VmHWM`` (what
@@ -47,6 +48,14 @@ def _report(title: str, snap: tracemalloc.Snapshot) -> str:
     for s in snap.statistics("lineno")[:TOP]:
         frame = s.traceback[0]
         lines.append(f"{s.size / 2**20:8.2f} MB  {s.count:8d} blocks  {frame.filename}:{frame.lineno}")
+    if tracemalloc.get_traceback_limit() > 1:  # who in the bot asked for it: the innermost frame of bot/ or handlers/
+        by_caller: Counter[str] = Counter()
+        for s in snap.statistics("traceback"):
+            ours = [f for f in s.traceback if re.search(r"/(bot|handlers)/", f.filename)]
+            where = f"{ours[0].filename}:{ours[0].lineno}" if ours else f"(outside the bot) {s.traceback[0].filename}"
+            by_caller[where] += s.size
+        lines += ["-- by the bot's innermost frame"]
+        lines += [f"{size / 2**20:8.2f} MB  {where}" for where, size in by_caller.most_common(TOP)]
     return "\n".join(lines)
 
 

@@ -18,10 +18,23 @@ prints:
   ``managed-resources`` once per app Argo CD has, the Application alone for an app it does not have; goal <= 2 per
   alert), and the requests by path, as a table.
 
-Usage: ``.venv/bin/python bench/storm.py [--apps 1000] [--seconds 60] [--unknown 50] [--profile DIR]``
+Usage: ``.venv/bin/python bench/storm.py [--apps 1000] [--seconds 60] [--unknown 50] [--profile DIR] [--python PY]``
 (``--profile``: the replicas run under tracemalloc, ``bench/replica_profile.py``, and each writes where its memory
-went, at its peak and at the end, into DIR; their figures are then not the benchmark's.)
+went, at its peak and at the end, into DIR; their figures are then not the benchmark's; ``PROFILE_FRAMES=12`` also
+charges each block to the bot's own line that led to it, much slower: use fewer ``--apps``.) ``--python``: the
+replicas' interpreter, e.g. a venv made of ``requirements.lock`` alone (``python -m venv V && V/bin/pip install
+--require-hashes --no-deps -r requirements.lock``; the bot itself comes from this tree through ``PYTHONPATH``): the RSS
+line says which set the replicas ran with, since the dev venv's test extras add rich and pygments to every replica
+(httpx loads them when installed). ``MALLOC_ARENA_MAX`` is passed on to the replicas as set, and the RSS line says its
+value (2 made no difference in two runs: 157/152 MB against 157/150 MB unset, so neither the image nor the chart sets
+it).
 (``redis-server`` must be installed; ``make test`` installs it.)
+
+Where a replica's memory goes (issue 29; README, "Benchmarks", has the figures): the imports of a started replica
+(~73 MB with the deployed set), the kubernetes package at the first cluster read (~9 MB), the analysis' data tables
+(~3 MB), then what a storm holds: per analysis one app's objects, and for the system-level rule's check each app's
+kept objects one at a time (``bot.store.fleetobjects.StoredPairs``) and the list of applications one Application at
+a time (``bot.sources.applist``).
 
 A webhook whose connection fails is retried (as Argo CD's notifications controller would) and counted by the error's
 name next to the statuses; a benchmark that cannot finish says why in one line on stderr (exit 1), with the last line
@@ -134,6 +147,20 @@ def analysed(text: str) -> float:
     return sum(float(v) for outcome, v in rows if outcome in ("drift", "clean", "failed"))
 
 
+DEV_ONLY = ("rich", "pygments", "pytest")
+"""Installed with the test extras, not in requirements.lock (the image): httpx loads rich and pygments (its command
+line) whenever they are installed, ~3 MB per replica that a deployed replica does not have."""
+
+
+def dependency_set(python: str) -> str:
+    """Which packages the replicas ran with: the dev venv (test extras too) or the deployed set alone."""
+    code = "import importlib.util as u, sys; print(' '.join(m for m in sys.argv[1:] if u.find_spec(m)))"
+    found = subprocess.run([python, "-c", code, *DEV_ONLY], capture_output=True, text=True, check=False).stdout.split()
+    if found:
+        return f"replicas on {python}: the dev venv, with {', '.join(found)} (not deployed)"
+    return f"replicas on {python}: the deployed dependency set (requirements.lock alone)"
+
+
 def request_kind(method: str, path: str, query: dict[str, str]) -> str:
     """What an Argo CD request was for, as the table says it."""
     m = re.fullmatch(r"/api/v1/applications/[^/]+(?:/(?P<sub>[^/]+))?", path)
@@ -207,12 +234,13 @@ async def storm(args: argparse.Namespace) -> None:
                "PYTHONPATH": str(ROOT)}  # fmt: skip
         ports = [free_port() for _ in range(REPLICAS)]
         logs = [open(Path(tmp) / f"replica-{i}.log", "wb") for i in range(REPLICAS)]  # noqa: SIM115
-        command = [sys.executable, "-m", "bot", "serve"]
+        command = [args.python, "-m", "bot", "serve"]
         envs = [{**env, "PORT": str(p)} for p in ports]
         if args.profile:  # under tracemalloc (bench/replica_profile.py): slower, so its figures are not the run's
             args.profile.mkdir(parents=True, exist_ok=True)
-            command = [sys.executable, str(ROOT / "bench" / "replica_profile.py")]
-            envs = [{**e, "PYTHONTRACEMALLOC": "1", "PROFILE_OUT": str(args.profile / f"replica-{i}.txt")}
+            command = [args.python, str(ROOT / "bench" / "replica_profile.py")]
+            frames = os.environ.get("PROFILE_FRAMES", "1")  # > 1: each block charged to the bot's code (slower)
+            envs = [{**e, "PYTHONTRACEMALLOC": frames, "PROFILE_OUT": str(args.profile / f"replica-{i}.txt")}
                     for i, e in enumerate(envs)]  # fmt: skip
         replicas = [subprocess.Popen(command, env=e, stdout=subprocess.DEVNULL, stderr=log)
                     for e, log in zip(envs, logs, strict=True)]  # fmt: skip
@@ -302,7 +330,8 @@ async def run(args: argparse.Namespace, apps: list[dict[str, object]], ports: li
     print(f"  every app analysed {done_at or float('nan'):.1f} s after the first webhook "
           f"({(done_at or 0) - sent:+.1f} s after the last); queue empty at {empty_at:.1f} s")  # fmt: skip
     print(f"  peak RSS per replica: {', '.join(f'{r:.0f} MB' for r in rss)} "
-          f"(goal < {RSS_GOAL_MB} MB: {'ok' if max(rss) < RSS_GOAL_MB else 'MISSED'})")  # fmt: skip
+          f"(goal < {RSS_GOAL_MB} MB: {'ok' if max(rss) < RSS_GOAL_MB else 'MISSED'}); {dependency_set(args.python)}, "
+          f"MALLOC_ARENA_MAX={os.environ.get('MALLOC_ARENA_MAX', 'unset')}")  # fmt: skip
     # the floor: what the alerts need, the Application and its managed-resources once per app Argo CD has, the
     # Application alone (answered 404) for an app it does not have
     floor = 2 * len(apps) + len(unknown)
@@ -318,6 +347,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--apps", type=int, default=1000)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--unknown", type=int, default=50)
+    ap.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the replicas' interpreter (default: this one); e.g. a venv of requirements.lock alone, as deployed",
+    )
     ap.add_argument(
         "--profile",
         type=Path,

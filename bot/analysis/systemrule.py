@@ -147,7 +147,8 @@ def _writer_owns_only_leaves(group: FleetGroup, known: Mapping[str, AppObjects])
     members = set(group.objects)
     seen = False
     for app, objs in known.items():
-        for _, live in objs.pairs or ():
+        # `is not None`, not truthiness: a stored app's pairs are decoded at each use (bot.store.fleetobjects)
+        for _, live in objs.pairs if objs.pairs is not None else ():
             if _of_kind(live, group.group, group.kind) and live is not None and (app, _object_id(live)) in members:
                 owned = _manager_paths(live, group.writer)
                 seen = seen or bool(owned)
@@ -202,7 +203,8 @@ def system_rule(group: FleetGroup, known: Mapping[str, AppObjects]) -> SystemRul
     unchecked = sorted(a for a, o in known.items() if o.pairs is None and not o.pending)
     pending = sorted(a for a, o in known.items() if o.pending)
     for app in sorted(known):
-        for desired, live in known[app].pairs or ():
+        pairs = known[app].pairs
+        for desired, live in pairs if pairs is not None else ():
             obj = live if live is not None else desired
             if obj is None or not _of_kind(obj, group.group, group.kind):
                 continue

@@ -9,11 +9,10 @@ argo-helm values (``configs.cm``). Read-only: it lists, reads and never writes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
-from bot.fixes.cmedit import Form
 from bot.sources.argocd import ArgoCDClient
 from bot.sources.git import (
     FileContent,
@@ -26,6 +25,9 @@ from bot.sources.git import (
     web_url_candidates,
 )
 from bot.wording import slack as wording
+
+if TYPE_CHECKING:  # the editors (ruamel.yaml) load with the first system PR, not at start
+    from bot.fixes.cmedit import Form
 
 MAX_FILES = 200
 MAX_APPS = 10

@@ -24,12 +24,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from bot.errors import ArgoWhyError
 from bot.fixes.approvals import Decision, audit_record, decide
 from bot.fixes.locate import Definition, Locator, NoDefinition
-from bot.fixes.opener import AlreadyPresent, Opened, Paste, open_fix, paste_snippet
 from bot.fixes.pr_text import Target, change_yaml, pr_body, pr_title
 from bot.fixes.proposal import Proposal, commit_fixable, proposal, source_fixable
 from bot.intake.jobs import FixJob
@@ -59,6 +58,9 @@ from bot.slack.render.fixes import (
 from bot.sources.git import GitHost
 from bot.store.state import FixState
 from bot.wording import slack as wording
+
+if TYPE_CHECKING:  # the editors and ruamel.yaml load with the first Open PR, not in every replica at start
+    from bot.fixes.opener import Opened
 
 log = logging.getLogger("argo_why.fixes")
 LEASE_S = 30  # the lock of one fix's PR, renewed while the PR is opened (bot.runtime.serial.leased)
@@ -252,6 +254,8 @@ class FixFlow:
         return await locator.manifest(app, r.kind, r.name, r.namespace or None)
 
     async def _open_locked(self, job: FixJob, p: Proposal, d: Decision) -> None:
+        from bot.fixes.opener import AlreadyPresent, Paste, open_fix, paste_snippet
+
         assert self.git is not None
         settings = self.s.settings.git
         async with self.s.argocd() as argocd, self.git() as git:

@@ -85,7 +85,7 @@ class Sweep:
     async def run(self) -> int:
         """Queue the alerts Argo CD did not send; how many were queued."""
         async with self.s.argocd() as argocd:
-            apps = await argocd.applications()
+            apps = await argocd.applications(lean=True)
         queued = 0
         now = time.time()
         out_of_sync: set[str] = set()

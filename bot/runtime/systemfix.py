@@ -32,7 +32,6 @@ from bot.analysis.schema import group_of
 from bot.analysis.systemrule import system_rule
 from bot.errors import ArgoWhyError
 from bot.fixes.approvals import audit_record, decide
-from bot.fixes.cmedit import add_system_rule
 from bot.intake.jobs import FixJob, app_key
 from bot.runtime.cmfile import CMFile, locate
 from bot.runtime.fixflow import FixFlow
@@ -83,7 +82,7 @@ class SystemFix:
         (a storm: reading them would read every app twice), else it is read too (a muted app among many stays pending
         until its mute ends and it is analysed). ``AppObjects(None)`` when unreadable."""
         listed = []
-        for app in await argocd.applications():
+        for app in await argocd.applications(lean=True):
             meta = app.get("metadata") or {}
             if meta.get("name"):
                 listed.append((app_key(str(meta["name"]), meta.get("namespace")), app))
@@ -237,6 +236,8 @@ class SystemFix:
                                         "checked": rule.radius.checked}), rule  # fmt: skip
 
     async def _open(self, job: FixJob, state: SystemFixState, approvers: list[str]) -> None:
+        from bot.fixes.cmedit import add_system_rule  # the editors load with the first system PR, not at start
+
         assert self.s.git is not None
         where = job.thread_ts or job.message_ts
         state, rule = await self.covered(state)

@@ -34,12 +34,14 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
 from bot.errors import UpstreamError
+from bot.sources.applist import lean_application, list_items
 from bot.wording import cli as wording
 
 log = logging.getLogger(__name__)
@@ -187,10 +189,21 @@ class ArgoCDClient:
         """``GET /api/v1/projects/{name}``: the AppProject (``projects, get`` in Argo CD's RBAC)."""
         return await self._get(f"/api/v1/projects/{quote(name, safe='')}", {})
 
-    async def applications(self, selector: str | None = None) -> list[dict[str, Any]]:
+    async def applications(self, selector: str | None = None, *, lean: bool = False) -> list[dict[str, Any]]:
+        """The Applications Argo CD lists; ``lean``: each with only what the sweep, the fleet check and the names
+        read of it (:func:`bot.sources.applist.lean_application`), decoded one at a time (a fleet's whole list
+        decoded at once is tens of MB)."""
         params = {"selector": selector} if selector else {}
-        body = await self._get("/api/v1/applications", params)
-        return list(body.get("items") or [])
+        path = "/api/v1/applications"
+        resp = await self._response(path, params)
+        status, content_type = resp.status_code, resp.headers.get("content-type", "no content type").split(";")[0]
+        text = resp.content.decode(resp.encoding or "utf-8", errors="replace")
+        del resp  # its bytes: the text alone stays while the items are decoded
+        try:
+            return list(list_items(text, lean_application if lean else None))
+        except ValueError as e:
+            raise ArgoCDError(wording.ARGOCD_NOT_JSON.format(url=self.base_url, path=path, status=status,
+                                                             content_type=content_type)) from e  # fmt: skip
 
     async def managed_resources(self, name: str, app_namespace: str | None = None) -> list[ResourceDiff]:
         body = await self._get(f"/api/v1/applications/{quote(name, safe='')}/managed-resources", _ns(app_namespace),
@@ -240,6 +253,17 @@ class ArgoCDClient:
 
     # --- transport and errors -----------------------------------------------------------------------
     async def _get(self, path: str, params: dict[str, str], *, app: str | None = None) -> dict[str, Any]:
+        resp = await self._response(path, params, app=app)
+        try:
+            body = resp.json()
+        except ValueError as e:
+            content_type = resp.headers.get("content-type", "no content type").split(";")[0]
+            raise ArgoCDError(wording.ARGOCD_NOT_JSON.format(url=self.base_url, path=path, status=resp.status_code,
+                                                             content_type=content_type)) from e  # fmt: skip
+        return body if isinstance(body, dict) else {}
+
+    async def _response(self, path: str, params: dict[str, str], *, app: str | None = None) -> httpx.Response:
+        """A successful answer to ``GET path``, after the retries; every failure as an :class:`ArgoCDError`."""
         delay = 0.2
         for attempt in range(self.retries + 1):
             self.calls += 1
@@ -263,13 +287,7 @@ class ArgoCDClient:
                 continue
             if resp.status_code >= 400:
                 raise self._error(resp, app)
-            try:
-                body = resp.json()
-            except ValueError as e:
-                content_type = resp.headers.get("content-type", "no content type").split(";")[0]
-                raise ArgoCDError(wording.ARGOCD_NOT_JSON.format(url=self.base_url, path=path, status=resp.status_code,
-                                                                 content_type=content_type)) from e  # fmt: skip
-            return body if isinstance(body, dict) else {}
+            return resp
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _follow_https_upgrade(self, resp: httpx.Response) -> httpx.Response:
@@ -315,9 +333,9 @@ class ArgoCDClient:
         """Argo CD answers 403 for an app that does not exist: tell the two apart when the list allows."""
         try:
             if self._app_list is not None:
-                visible = await self._app_list.get(self.applications)
+                visible = await self._app_list.get(partial(self.applications, lean=True))
             else:
-                visible = _names(await self.applications())
+                visible = _names(await self.applications(lean=True))
         except ArgoCDError:
             return err
         names = sorted({n for n, _ in visible})

@@ -27,7 +27,6 @@ from typing import Any
 IN_CLUSTER = frozenset({"https://kubernetes.default.svc", "in-cluster"})
 PER_NAMESPACE_MAX = 3
 """Up to this many namespaces, namespaced reads (least privilege); beyond, cluster-wide lists (fewer calls)."""
-_RAW: dict[str, Any] = {"_preload_content": False}  # raw JSON: plain dicts, no model round trip
 
 
 @dataclass
@@ -79,54 +78,36 @@ class ClusterSource:
     ) -> ClusterContext:
         """Every context object the analysis uses, for drifted objects in ``namespaces`` (and the CRDs named
         ``crds``, ``<plural>.<group>``: one ``get`` each, a missing one is no problem)."""
-        from kubernetes import client
-
+        get = partial(_get, self._api)
         out = ClusterContext()
-        core = client.CoreV1Api(self._api)
-        autoscaling = client.AutoscalingV2Api(self._api)
-        admission = client.AdmissionregistrationV1Api(self._api)
-        custom = client.CustomObjectsApi(self._api)
-        jobs: list[tuple[str, Callable[[], Any]]] = [
-            ("MutatingWebhookConfigurations", partial(admission.list_mutating_webhook_configuration, **_RAW)),
-        ]
+        webhooks = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations"
+        jobs: list[tuple[str, Callable[[], Any]]] = [("MutatingWebhookConfigurations", partial(get, webhooks))]
         wanted = sorted(set(namespaces))
         if len(wanted) <= PER_NAMESPACE_MAX:
             for ns in wanted:
                 jobs += [
-                    (f"Namespace {ns}", partial(core.read_namespace, ns, **_RAW)),
+                    (f"Namespace {ns}", partial(get, f"/api/v1/namespaces/{ns}")),
                     (f"HorizontalPodAutoscalers in {ns}",
-                     partial(autoscaling.list_namespaced_horizontal_pod_autoscaler, ns, **_RAW)),
-                    (f"ScaledObjects in {ns}",
-                     partial(custom.list_namespaced_custom_object, "keda.sh", "v1alpha1", ns, "scaledobjects",
-                             **_RAW)),
-                    (f"Rollouts in {ns}",
-                     partial(custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", ns, "rollouts",
-                             **_RAW)),
-                    (f"SleepInfos in {ns}",
-                     partial(custom.list_namespaced_custom_object, "kube-green.com", "v1alpha1", ns, "sleepinfos",
-                             **_RAW)),
+                     partial(get, f"/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers")),
+                    (f"ScaledObjects in {ns}", partial(get, f"/apis/keda.sh/v1alpha1/namespaces/{ns}/scaledobjects")),
+                    (f"Rollouts in {ns}", partial(get, f"/apis/argoproj.io/v1alpha1/namespaces/{ns}/rollouts")),
+                    (f"SleepInfos in {ns}", partial(get, f"/apis/kube-green.com/v1alpha1/namespaces/{ns}/sleepinfos")),
                 ]  # fmt: skip
         else:
             # many namespaces: a few cluster-wide lists instead of five calls per namespace
             jobs += [
-                ("Namespaces", partial(core.list_namespace, **_RAW)),
-                ("HorizontalPodAutoscalers",
-                 partial(autoscaling.list_horizontal_pod_autoscaler_for_all_namespaces, **_RAW)),
-                ("ScaledObjects", partial(custom.list_cluster_custom_object, "keda.sh", "v1alpha1", "scaledobjects",
-                                          **_RAW)),
-                ("Rollouts", partial(custom.list_cluster_custom_object, "argoproj.io", "v1alpha1", "rollouts",
-                                     **_RAW)),
-                ("SleepInfos", partial(custom.list_cluster_custom_object, "kube-green.com", "v1alpha1", "sleepinfos",
-                                       **_RAW)),
+                ("Namespaces", partial(get, "/api/v1/namespaces")),
+                ("HorizontalPodAutoscalers", partial(get, "/apis/autoscaling/v2/horizontalpodautoscalers")),
+                ("ScaledObjects", partial(get, "/apis/keda.sh/v1alpha1/scaledobjects")),
+                ("Rollouts", partial(get, "/apis/argoproj.io/v1alpha1/rollouts")),
+                ("SleepInfos", partial(get, "/apis/kube-green.com/v1alpha1/sleepinfos")),
             ]  # fmt: skip
-        extensions = client.ApiextensionsV1Api(self._api)
         for name in sorted(set(crds)):
             jobs.append((f"CustomResourceDefinition {name}",
-                         partial(extensions.read_custom_resource_definition, name, **_RAW)))  # fmt: skip
+                         partial(get, f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")))  # fmt: skip
         if app_namespace:
-            jobs.append((f"Applications in {app_namespace}", partial(
-                custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", app_namespace, "applications",
-                **_RAW)))  # fmt: skip
+            apps = f"/apis/argoproj.io/v1alpha1/namespaces/{app_namespace}/applications"
+            jobs.append((f"Applications in {app_namespace}", partial(get, apps)))
         results = await asyncio.gather(*(asyncio.to_thread(_call, what, fn) for what, fn in jobs))
         keep = set(wanted)
         out.calls = len(jobs)
@@ -150,6 +131,23 @@ def _relevant(obj: dict[str, Any], namespaces: set[str]) -> bool:
     ns = meta.get("namespace")
     kinds = ("Application", "MutatingWebhookConfiguration", "CustomResourceDefinition")
     return ns is None or ns in namespaces or obj.get("kind") in kinds
+
+
+def _get(api: Any, path: str) -> Any:
+    """``GET path`` through the client's own request path (its configuration, credentials, TLS and ``ApiException``
+    for a status that is not 2xx), raw: the typed API classes (``CoreV1Api``, ...) are not used because importing them
+    builds a validated signature for each of their hundreds of methods (~30 MB in a replica, issue 29) for the few
+    reads made here. The names in ``path`` are Kubernetes names (DNS labels and subdomains): nothing to escape."""
+    from kubernetes.client.exceptions import ApiException
+
+    request = api.param_serialize("GET", path, header_params={"Accept": "application/json"},
+                                  auth_settings=["BearerToken"])  # fmt: skip
+    response = api.call_api(*request)
+    if not 200 <= response.status <= 299:
+        response.read()
+        raise ApiException.from_response(http_resp=response, body=None, data=None)
+    response.read()
+    return response
 
 
 def _api_client(kubeconfig: str | None, context: str | None) -> Any:
