@@ -122,19 +122,22 @@ def group_findings(by_app: Mapping[str, Iterable[FleetFinding]], min_apps: int) 
     """Every group of the fleet's findings, fleet-wide ones (``>= min_apps`` apps) first, then most apps first."""
     # one dict lookup per finding (signature -> apps, (app, object) pairs, causes): grouping the whole index is
     # on the path of every /argo drift and fleet line
-    # Apps in order, so that each group's apps come sorted (a dict keeps them once, in that order) and its objects
-    # nearly so (sorting them is then a pass over runs already in order).
-    found: dict[tuple[str, str, str, str], tuple[dict[str, None], list[tuple[str, str]], list[str]]] = {}
+    # Apps in order, so that each group's apps come sorted (an app is added once: when it is not the last one added)
+    # and its objects nearly so (sorting them is then a pass over runs already in order).
+    found: dict[tuple[str, str, str, str], tuple[list[str], list[tuple[str, str]], list[str]]] = {}
     get = found.get
     for app in sorted(by_app):
         for group, kind, path, writer, cause, obj in by_app[app]:
             sig = (group, kind, path, writer)  # rec.signature, without the property's call
             acc = get(sig)
             if acc is None:
-                acc = found[sig] = ({}, [], [])
-            acc[0][app] = None
-            acc[1].append((app, obj))
-            acc[2].append(cause)
+                found[sig] = ([app], [(app, obj)], [cause])
+                continue
+            members, objects, causes = acc
+            if members[-1] != app:  # apps come in order: an app already counted is the last one
+                members.append(app)
+            objects.append((app, obj))
+            causes.append(cause)
     out = []
     for key, (members, objects, causes) in found.items():
         first = causes[0]
@@ -142,7 +145,8 @@ def group_findings(by_app: Mapping[str, Iterable[FleetFinding]], min_apps: int) 
             cause = first
         else:
             cause = max(sorted(Counter(causes).items()), key=lambda kv: kv[1])[0]
-        out.append(FleetGroup(*key, cause=cause, apps=tuple(members), objects=tuple(sorted(objects)),
+        objects.sort()
+        out.append(FleetGroup(*key, cause=cause, apps=tuple(members), objects=tuple(objects),
                               fleet_wide=len(members) >= min_apps))  # fmt: skip
     out.sort(key=lambda g: (not g.fleet_wide, -len(g.apps), g.signature))
     return out
