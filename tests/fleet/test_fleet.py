@@ -60,16 +60,6 @@ def test_a_finding_is_normalised_by_its_rule_selector_never_by_a_live_index() ->
     assert bare[0].path == "/spec/template/spec/containers/*/env/*"
 
 
-@pytest.fixture(params=["redis", "memory"])
-async def store(request: pytest.FixtureRequest, redis_url: str):  # type: ignore[no-untyped-def]
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    s = RedisStore.from_url(redis_url)
-    yield s
-    await s.close()
-
-
 async def test_the_index_replaces_drops_and_keeps_its_reverse_sets_in_step(store: RedisStore | MemoryStore) -> None:
     now = 1_800_000_000.0
     sig = rec().sig_id

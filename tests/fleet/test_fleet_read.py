@@ -88,16 +88,6 @@ def test_an_odd_value_is_decoded_as_json_loads_decodes_it_and_hides_no_other(odd
     assert read.get("odd/app") == (alone if alone is not None and NOW - alone.at < FLEET_STALE_S else None)
 
 
-@pytest.fixture(params=["redis", "memory"])
-async def store(request: pytest.FixtureRequest, redis_url: str):  # type: ignore[no-untyped-def]
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    s = RedisStore.from_url(redis_url)
-    yield s
-    await s.close()
-
-
 async def test_the_index_read_back_and_grouped_is_what_was_written(store: RedisStore | MemoryStore) -> None:
     entries = fleet(60)
     for app, entry in entries.items():
