@@ -29,8 +29,8 @@ import yaml
 
 from bot.wording.pr import PR_SYSTEM_APPS
 from tests.fakes.git import FakeGitHub
-from tests.fakes.slack import FakeSlack, block_action_body
-from tests.harness.argocd_e2e import CHANNEL, E2E, bot_settings, click, namespace_for, wait
+from tests.fakes.slack import FakeSlack
+from tests.harness.argocd_e2e import CHANNEL, E2E, bot_settings, click, ephemeral_to, namespace_for, project, wait
 from tests.harness.argocd_objects import deployment, ref
 from tests.harness.argocd_stack import ArgoCDStack
 from tests.harness.kube_server import KubeServer
@@ -46,6 +46,8 @@ PLATFORM = "acme/platform"
 """This module's repository (the session's is ``acme/gitops``), on its own fake GitHub and in the git daemon."""
 WRITER = "e2e-fleet-operator"
 PROJECT = "e2e-fleet"
+SYSTEM_BLOCK = "argo-why-fix-system"
+"""The block of the system-level rule's Open PR (beside the app rule's, with the same action_id)."""
 ALICE, BOB, CAROL = "U0ALICE", "U0BOB", "U0CAROL"
 KEY = "resource.customizations.ignoreDifferences.apps_Deployment"
 CM_PATH = "argocd/config/argocd-cm.yaml"
@@ -92,9 +94,7 @@ def fleet(argocd_stack: ArgoCDStack, kube_server: KubeServer, webhook_tap: Webho
         world = E2E(argocd_stack, slack, github, cluster, bot, settings, webhook_tap, repo=PLATFORM)
         try:
             world.ready()
-            argocd_stack.api("POST", "/api/v1/projects", {"upsert": True, "project": {
-                "metadata": {"name": PROJECT},
-                "spec": {"sourceRepos": ["*"], "destinations": [{"server": "*", "namespace": "*"}]}}})  # fmt: skip
+            project(world, PROJECT)
             # Argo CD manages its own settings: the Application of argocd-cm's manifest, synced automatically
             world.create_app(CONFIG_APP, "argocd/config", "argocd", automated=True)
             world.wait_app(CONFIG_APP, lambda a: a["status"]["sync"]["status"] == "Synced"
@@ -114,7 +114,7 @@ def fleet(argocd_stack: ArgoCDStack, kube_server: KubeServer, webhook_tap: Webho
 
 
 def system_message(message: Obj) -> bool:
-    return any(b.get("block_id") == "argo-why-fix-system" for b in message.get("blocks") or [])
+    return any(b.get("block_id") == SYSTEM_BLOCK for b in message.get("blocks") or [])
 
 
 def fleet_line(world: E2E, parent: Obj) -> Obj | None:
@@ -135,27 +135,6 @@ def reply(world: E2E, parent: Obj, words: str, what: str, timeout: float = 60.0)
 def offered(world: E2E, name: str, parent: Obj) -> Obj:
     """The app's fleet line, once it offers the system-level rule's Open PR."""
     return dict(wait(lambda: fleet_line(world, parent), f"{name}'s fleet line with the system rule", 90))
-
-
-def click_system(world: E2E, message: Obj, user: str) -> None:
-    """``user`` clicks the system-level rule's Open PR (beside the app rule's, with the same action_id), as Slack
-    sends it: the whole message with it."""
-    [block] = [b for b in message.get("blocks") or [] if b.get("block_id") == "argo-why-fix-system"]
-    [button] = [e for e in block["elements"] if e.get("action_id") == "open_pr"]
-    world.slack_post(block_action_body("open_pr", str(button["value"]), user_id=user, channel_id=CHANNEL,
-                                       message_ts=message["ts"], block_id=str(block["block_id"]),
-                                       response_url=world.slack, message=message))  # fmt: skip
-
-
-def ephemeral_to(world: E2E, user: str, words: str) -> str:
-    def found() -> str | None:
-        for call in world.slack.calls_to("chat.postEphemeral"):
-            text = json.dumps(call.params)
-            if call.params.get("user") == user and words in text:
-                return text
-        return None
-
-    return str(wait(found, f"an ephemeral answer to {user} saying {words!r}", 30))
 
 
 def live_cm(stack: ArgoCDStack) -> dict[str, str]:
@@ -193,7 +172,7 @@ def test_a_system_rule_merged_into_argocd_cm_makes_every_covered_app_synced_and_
     assert "The same in 3 other apps" in late["text"], late["text"]
 
     # carol may approve this project's app fixes, never a rule that changes every app: she is told who may
-    click_system(world, line, CAROL)
+    click(world, line, "open_pr", CAROL, block_id=SYSTEM_BLOCK)
     told = ephemeral_to(world, CAROL, "system-level rule")
     assert f"<@{ALICE}>, <@{BOB}> may approve it (two of them)" in told, told  # the message
     assert f"only {ALICE}, {BOB} may approve it" in told, told  # and its notification's text
@@ -201,7 +180,7 @@ def test_a_system_rule_merged_into_argocd_cm_makes_every_covered_app_synced_and_
           "the thread saying carol's click did nothing")  # fmt: skip
     assert world.github.pulls(PLATFORM) == []
 
-    click_system(world, line, ALICE)
+    click(world, line, "open_pr", ALICE, block_id=SYSTEM_BLOCK)
     approval = reply(world, parents[FIRST[0]], "Approved 1 of 2", "alice's approval")
     assert world.github.pulls(PLATFORM) == []
     click(world, approval, "approve", BOB)

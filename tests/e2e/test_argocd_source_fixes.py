@@ -42,6 +42,12 @@ def fix_message(e2e: E2E, parent: Obj, block_id: str) -> Obj:
     return dict(wait(find, f"the thread's {block_id} button", 60))
 
 
+def open_pr(e2e: E2E, parent: Obj, app: str, block_id: str) -> Any:
+    """The approver clicks the Open PR button of ``block_id`` in ``parent``'s thread; the pull request it opened."""
+    click(e2e, fix_message(e2e, parent, block_id), "open_pr", block_id=block_id)
+    return the_pr(e2e, app)
+
+
 def the_pr(e2e: E2E, app: str) -> Any:
     """The one pull request the bot opened for ``app`` (its branch is ``argo-why/<app>/<hash>``)."""
     mine = lambda: [p for p in e2e.github.pulls(REPO) if p.head.startswith(f"argo-why/{app}/")]  # noqa: E731
@@ -100,9 +106,7 @@ def test_a_source_fix_removing_autoscaled_replicas_from_git_merged_keeps_the_app
     e2e.cluster.autoscale(ref(web, ns), 5)  # kube-controller-manager's GET + PUT of /scale
     [parent] = e2e.wait_parents(name, "the alert")
 
-    message = fix_message(e2e, parent, "argo-why-fix-source-0")
-    click(e2e, message, "open_pr", block_id="argo-why-fix-source-0")
-    pr = the_pr(e2e, name)
+    pr = open_pr(e2e, parent, name, "argo-why-fix-source-0")
     bare = e2e.github.repo(REPO)
     removed, added = changed_lines(bare, pr)
     assert (removed, added) == (["  replicas: 2"], []), (removed, added)  # that one line, nothing else
@@ -146,9 +150,7 @@ def test_committing_the_live_value_of_a_kubectl_edit_merged_makes_the_app_synced
         {"name": "web", "image": "nginx:1.26"}]}}}})  # fmt: skip  # a hotfix that should be kept
     [parent] = e2e.wait_parents(name, "the alert")
 
-    message = fix_message(e2e, parent, "argo-why-fix-commit-0")
-    click(e2e, message, "open_pr", block_id="argo-why-fix-commit-0")
-    pr = the_pr(e2e, name)
+    pr = open_pr(e2e, parent, name, "argo-why-fix-commit-0")
     bare = e2e.github.repo(REPO)
     removed, added = changed_lines(bare, pr)
     assert (removed, added) == (["        image: nginx:1.27"], ["        image: nginx:1.26"]), (removed, added)

@@ -7,31 +7,11 @@ import json
 
 import pytest
 
-from tests.harness.argocd_e2e import APPROVER, E2E, namespace_for, wait, wait_for
+from tests.harness.argocd_e2e import APPROVER, E2E, ephemeral_to, namespace_for, project, wait_for
 from tests.harness.argocd_objects import deployment, ref
 from tests.harness.argocd_stack import APPS_NAMESPACE
 
 pytestmark = pytest.mark.argocd
-
-
-def project(e2e: E2E, name: str, *, source_namespaces: list[str] | None = None) -> None:
-    """An AppProject made through the API (any repository, any destination)."""
-    spec = {"sourceRepos": ["*"], "destinations": [{"server": "*", "namespace": "*"}],
-            "sourceNamespaces": source_namespaces or []}  # fmt: skip
-    e2e.stack.api("POST", "/api/v1/projects", {"project": {"metadata": {"name": name}, "spec": spec}, "upsert": True})
-
-
-def ephemeral_to(e2e: E2E, user: str, words: str) -> str:
-    """The text of the ephemeral answer to ``user`` that contains ``words``."""
-
-    def found() -> str | None:
-        for call in e2e.slack.calls_to("chat.postEphemeral"):
-            text = json.dumps(call.params)
-            if call.params.get("user") == user and words in text:
-                return text
-        return None
-
-    return str(wait(found, f"an ephemeral answer to {user} about {words}", 30))
 
 
 def test_an_app_in_another_namespace_is_alerted_and_explained_on_demand(e2e: E2E) -> None:

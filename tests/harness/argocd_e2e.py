@@ -267,17 +267,39 @@ def namespace_for(test: str) -> str:
     return f"e2e-{test}-{secrets.token_hex(2)}"[:63]
 
 
+def project(e2e: E2E, name: str, *, source_namespaces: list[str] | None = None) -> None:
+    """An AppProject made through the API (any repository, any destination)."""
+    spec = {"sourceRepos": ["*"], "destinations": [{"server": "*", "namespace": "*"}],
+            "sourceNamespaces": source_namespaces or []}  # fmt: skip
+    e2e.stack.api("POST", "/api/v1/projects", {"project": {"metadata": {"name": name}, "spec": spec}, "upsert": True})
+
+
+def ephemeral_to(e2e: E2E, user: str, words: str) -> str:
+    """The text of the ephemeral answer to ``user`` that contains ``words``."""
+
+    def found() -> str | None:
+        for call in e2e.slack.calls_to("chat.postEphemeral"):
+            text = json.dumps(call.params)
+            if call.params.get("user") == user and words in text:
+                return text
+        return None
+
+    return str(wait(found, f"an ephemeral answer to {user} about {words}", 30))
+
+
 def click(e2e: E2E, message: Obj, action_id: str, user: str = APPROVER, *, block_id: str | None = None) -> None:
-    """``user`` clicks the button ``action_id`` of ``message`` (a confirmed click, as Slack sends it); the one in
-    block ``block_id`` when given (a thread message may hold several Open PR buttons, one per fix)."""
-    for block in message.get("blocks") or []:
-        if block_id is not None and block.get("block_id") != block_id:
-            continue
-        for element in block.get("elements") or []:
-            if element.get("action_id") == action_id:
-                body = block_action_body(action_id, str(element["value"]), user_id=user, channel_id=CHANNEL,
-                                         message_ts=message["ts"], block_id=str(block["block_id"]),
-                                         response_url=e2e.slack, message=message)  # fmt: skip
-                e2e.slack_post(body)
-                return
-    raise AssertionError(f"no {action_id} button{f' in {block_id}' if block_id else ''} in {message.get('text')!r}")
+    """``user`` clicks the button ``action_id`` of ``message`` (a confirmed click, as Slack sends it): the first
+    one, or, with ``block_id``, the one button of that block (a thread message may hold several Open PR buttons,
+    one per fix; the message must hold that block once, with one such button)."""
+    found = [(block, element) for block in message.get("blocks") or []
+             if block_id is None or block.get("block_id") == block_id
+             for element in block.get("elements") or [] if element.get("action_id") == action_id]  # fmt: skip
+    if not found:
+        raise AssertionError(f"no {action_id} button{f' in {block_id}' if block_id else ''} in {message.get('text')!r}")
+    if block_id is not None:
+        blocks = [b for b in message.get("blocks") or [] if b.get("block_id") == block_id]
+        assert len(blocks) == 1 and len(found) == 1, (block_id, blocks)
+    block, element = found[0]
+    e2e.slack_post(block_action_body(action_id, str(element["value"]), user_id=user, channel_id=CHANNEL,
+                                     message_ts=message["ts"], block_id=str(block["block_id"]),
+                                     response_url=e2e.slack, message=message))  # fmt: skip
