@@ -125,8 +125,9 @@ class PRFollowUp:
         first = record.get("waiting") is None  # the merge seen for the first time
         waiting = sorted(record.get("threads") or {}) if first else [str(k) for k in record.get("waiting") or []]
         async with self.s.argocd() as argocd:
-            listed = {app_key(str(a["metadata"]["name"]), a["metadata"].get("namespace")): a
-                      for a in await argocd.applications() if (a.get("metadata") or {}).get("name")}  # fmt: skip
+            apps = await argocd.applications(lean=True)  # names, namespaces and sync status are all it reads
+        listed = {app_key(str(a["metadata"]["name"]), a["metadata"].get("namespace")): a
+                  for a in apps if (a.get("metadata") or {}).get("name")}  # fmt: skip
         system = SystemFix(self.s, self.fixes, self.fixes.owner)
         still: list[str] = []
         for key in waiting:

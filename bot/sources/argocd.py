@@ -196,14 +196,13 @@ class ArgoCDClient:
         params = {"selector": selector} if selector else {}
         path = "/api/v1/applications"
         resp = await self._response(path, params)
-        status, content_type = resp.status_code, resp.headers.get("content-type", "no content type").split(";")[0]
+        not_json = self._not_json(path, resp)
         text = resp.content.decode(resp.encoding or "utf-8", errors="replace")
         del resp  # its bytes: the text alone stays while the items are decoded
         try:
             return list(list_items(text, lean_application if lean else None))
         except ValueError as e:
-            raise ArgoCDError(wording.ARGOCD_NOT_JSON.format(url=self.base_url, path=path, status=status,
-                                                             content_type=content_type)) from e  # fmt: skip
+            raise not_json from e
 
     async def managed_resources(self, name: str, app_namespace: str | None = None) -> list[ResourceDiff]:
         body = await self._get(f"/api/v1/applications/{quote(name, safe='')}/managed-resources", _ns(app_namespace),
@@ -257,10 +256,14 @@ class ArgoCDClient:
         try:
             body = resp.json()
         except ValueError as e:
-            content_type = resp.headers.get("content-type", "no content type").split(";")[0]
-            raise ArgoCDError(wording.ARGOCD_NOT_JSON.format(url=self.base_url, path=path, status=resp.status_code,
-                                                             content_type=content_type)) from e  # fmt: skip
+            raise self._not_json(path, resp) from e
         return body if isinstance(body, dict) else {}
+
+    def _not_json(self, path: str, resp: httpx.Response) -> ArgoCDError:
+        """The error for an answer to ``GET path`` that is not the JSON asked for."""
+        content_type = resp.headers.get("content-type", "no content type").split(";")[0]
+        return ArgoCDError(wording.ARGOCD_NOT_JSON.format(url=self.base_url, path=path, status=resp.status_code,
+                                                          content_type=content_type))  # fmt: skip
 
     async def _response(self, path: str, params: dict[str, str], *, app: str | None = None) -> httpx.Response:
         """A successful answer to ``GET path``, after the retries; every failure as an :class:`ArgoCDError`."""

@@ -143,10 +143,9 @@ def _get(api: Any, path: str) -> Any:
     request = api.param_serialize("GET", path, header_params={"Accept": "application/json"},
                                   auth_settings=["BearerToken"])  # fmt: skip
     response = api.call_api(*request)
-    if not 200 <= response.status <= 299:
-        response.read()
-        raise ApiException.from_response(http_resp=response, body=None, data=None)
     response.read()
+    if not 200 <= response.status <= 299:
+        raise ApiException.from_response(http_resp=response, body=None, data=None)
     return response
 
 
