@@ -10,8 +10,10 @@ logged and runs again at its next interval; it never stops the scheduler.
 Stopping is two steps. :meth:`Scheduler.halt`: no job starts any more (the lease is still renewed), and the runs
 in progress get until a deadline to finish; one still running then is cancelled and awaited, so that what it held
 (the digest lock...) is released before the replica goes. :meth:`Scheduler.stop`: the lease is released at once,
-so another replica takes over without waiting for it to expire. In between, the leader may do a last run of its
-own (the final digest flush of :mod:`bot.runtime`), with no scheduled run beside it.
+so another replica takes over without waiting for it to expire (a renewal in flight gets two ticks, at least a
+second, to finish; one still waiting on the store then is cut short quietly and the lock released all the same).
+In between, the leader may do a last run of its own (the final digest flush of :mod:`bot.runtime`), with no
+scheduled run beside it.
 
 Store key: ``<p>lock:scheduler-leader`` (see :mod:`bot.store`), lifetime ``lease_s``.
 """
@@ -59,6 +61,7 @@ class Scheduler:
         self._halted = False
         self._running: set[asyncio.Task[object]] = set()
         self._leasing: set[asyncio.Task[object]] = set()
+        self._stopping = False
 
     async def start(self) -> None:
         """Start in the running event loop; the lease is tried at once, the jobs run from their first interval."""
@@ -76,7 +79,7 @@ class Scheduler:
                           misfire_grace_time=None)  # fmt: skip
         sched.start()
         self._sched = sched
-        self._halted = False
+        self._halted = self._stopping = False
 
     async def halt(self, deadline: float) -> None:
         """No job starts any more; wait until ``deadline`` (``time.monotonic()``) for the runs in progress, then
@@ -96,14 +99,20 @@ class Scheduler:
                 await asyncio.gather(*late, return_exceptions=True)
 
     async def stop(self) -> None:
+        cut_short = False
         if self._sched is not None:
-            # a lease refresh in flight is let finish: cancelled, APScheduler would log it with a traceback
+            # a lease refresh in flight is let finish for a while; one still waiting on the store then (a slow
+            # connect, a paused server) is cancelled by APScheduler's shutdown, quietly (see _lease)
+            self._stopping = True
             self._sched.remove_job("lease")
             if self._leasing:
-                await asyncio.wait(set(self._leasing), timeout=self.tick_s * 2)
+                _, late = await asyncio.wait(set(self._leasing), timeout=max(self.tick_s * 2, 1.0))
+                cut_short = bool(late)
             self._sched.shutdown(wait=False)
             self._sched = None
-        if self.leader:
+        if self.leader or cut_short:
+            # a lease cut short may have been taken on the server all the same: the release only deletes the
+            # lock while this replica owns it, so it is safe either way
             self.leader = False
             try:
                 await self.store.release_lock(LEADER_LOCK, self.replica)
@@ -124,6 +133,11 @@ class Scheduler:
             # without the store nobody can prove to hold the lease: stop running jobs until it is back
             self.leader = False
             log.warning("scheduler lease not renewed, store unavailable: %s", e)
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+            # cut short by stop(), which releases the lock itself; APScheduler would log the cancellation as an error
+            self.leader = False
 
     def _guarded(self, job: Scheduled) -> Callable[[], Awaitable[None]]:
         async def run() -> None:

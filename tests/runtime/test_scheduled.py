@@ -174,6 +174,28 @@ async def test_halt_waits_for_the_running_job_cuts_short_one_past_the_deadline_a
     assert any("cut short" in r.getMessage() for r in caplog.records)
 
 
+async def test_stop_cuts_short_a_lease_renewal_stuck_on_the_store_quietly_and_still_gives_the_lease_up(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = RedisStore.from_url(redis_url)
+    admin = RedisStore.from_url(redis_url)
+    scheduler = Scheduler(store, "replica-a", [], tick_s=0.05)
+    try:
+        await scheduler.start()
+        await until(lambda: scheduler.leader, 10)
+        await admin.client.execute_command("CLIENT", "PAUSE", 1500, "WRITE")  # the next renewal waits on the server
+        await asyncio.sleep(0.2)
+        began = time.monotonic()
+        await scheduler.stop()  # the renewal is cut short after a second; the release waits out the pause
+        assert time.monotonic() - began < 5 and not scheduler.leader
+        assert await admin.client.get("argo-why:lock:scheduler-leader") is None
+    finally:
+        await admin.client.execute_command("CLIENT", "UNPAUSE")
+        await store.close()
+        await admin.close()
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
 async def test_apps_only_listed_in_a_digest_get_reminders_the_summary_and_the_sweep_like_any_other(
     settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
 ) -> None:
