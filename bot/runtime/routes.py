@@ -2,11 +2,11 @@
 :mod:`bot.routing` applied to what Argo CD says now.
 
 * :meth:`Router.route` reads the Application and its AppProject from Argo CD (``GET /api/v1/applications/{name}``,
-  ``GET /api/v1/projects/{name}``, the project cached :data:`PROJECT_CACHE_S` seconds), chooses the channel and
-  resolves a name to its ID (:class:`bot.slack.channels.Channels`). It never loses an alert: an app or project
-  Argo CD does not show is routed by what is known (the webhook's project, ``CHANNEL_ROUTES``, ``SLACK_CHANNEL``); a
-  channel that is not one, or a name Slack does not know, sends the alert to ``SLACK_CHANNEL`` with
-  :attr:`Routed.note` saying why (the caller posts it with the alert).
+  ``GET /api/v1/projects/{name}``, the project cached :data:`PROJECT_CACHE_S` seconds and read by one caller at a
+  time), chooses the channel and resolves a name to its ID (:class:`bot.slack.channels.Channels`). It never loses
+  an alert: an app or project Argo CD does not show is routed by what is known (the webhook's project,
+  ``CHANNEL_ROUTES``, ``SLACK_CHANNEL``); a channel that is not one, or a name Slack does not know, sends the alert
+  to ``SLACK_CHANNEL`` with :attr:`Routed.note` saying why (the caller posts it with the alert).
 * :meth:`Router.approvers` is ``APPROVER_ROUTES`` for the project, else ``APPROVERS``; the fix flow asks it with the
   project read from Argo CD at click time.
 * :meth:`Router.visible`: an app is talked about only in a channel it is routed to, or in a direct message with
@@ -20,6 +20,7 @@ Nothing here is kept in the store.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ class Router:
     def __init__(self, services: Services) -> None:
         self.s = services
         self._projects: dict[str, tuple[dict[str, Any] | None, float]] = {}
+        self._reading: dict[str, asyncio.Lock] = {}
 
     async def _project(self, name: str | None) -> dict[str, Any] | None:
         if not name:
@@ -78,14 +80,20 @@ class Router:
         hit = self._projects.get(name)
         if hit is not None and hit[1] > time.monotonic():
             return hit[0]
-        try:
-            async with self.s.argocd() as argocd:
-                project: dict[str, Any] | None = await argocd.project(name)
-        except ArgoCDError as e:  # no `projects, get` for the account, or the project is gone: route without it
-            log.info("AppProject %s not readable (%s): routed without its annotations", name, e)
-            project = None
-        self._projects[name] = (project, time.monotonic() + PROJECT_CACHE_S)
-        return project
+        # one read per project at a time: in a storm every worker of the replica misses the cache at once when it
+        # expires, and would each read the same AppProject (issue 29: Argo CD requests per alert)
+        async with self._reading.setdefault(name, asyncio.Lock()):
+            hit = self._projects.get(name)
+            if hit is not None and hit[1] > time.monotonic():
+                return hit[0]
+            try:
+                async with self.s.argocd() as argocd:
+                    project: dict[str, Any] | None = await argocd.project(name)
+            except ArgoCDError as e:  # no `projects, get` for the account, or the project is gone: route without it
+                log.info("AppProject %s not readable (%s): routed without its annotations", name, e)
+                project = None
+            self._projects[name] = (project, time.monotonic() + PROJECT_CACHE_S)
+            return project
 
     async def application(self, name: str, namespace: str | None) -> dict[str, Any] | None:
         """The Application as Argo CD shows it now; ``None`` when it does not (gone, hidden, Argo CD down)."""

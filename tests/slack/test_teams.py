@@ -9,6 +9,7 @@ one channel must leave the other alone, approvers of one team may not approve th
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import string
@@ -117,6 +118,24 @@ async def test_every_source_routes_in_its_order(settings: Settings, slack: FakeS
     [lost] = [m for m in parents(slack, CHANNEL) if "unknown-name" in json.dumps(m)]
     note = " ".join(r["text"] for r in slack.thread(CHANNEL, lost["ts"]))
     assert "#no-such-team" in note and "no channel" in note and "argo-why.io/channel" in note
+
+
+async def test_apps_of_one_project_routed_at_once_read_their_appproject_once(
+    settings: Settings, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    argocd.add_project(app_project("team-a-web", {"argo-why.io/channel": TEAM_C}))
+    names = [f"web-{i}" for i in range(6)]
+    for name in names:
+        team_app(argocd, kube, name, "team-a-web")
+    services = build_services(settings)
+    try:
+        router = Router(services)
+        routed = await asyncio.gather(*(router.route(name, "argocd") for name in names))  # a storm's workers
+    finally:
+        await services.store.close()
+        await services.queue.close()
+    assert {r.channel for r in routed} == {TEAM_C}  # every app routed by the project's annotation
+    assert [c.path for c in argocd.calls if c.path.startswith("/api/v1/projects/")] == ["/api/v1/projects/team-a-web"]
 
 
 async def test_a_channel_id_the_bot_cannot_post_in_sends_the_alert_to_slack_channel_saying_why(
