@@ -101,50 +101,76 @@ class _NotDecodable(ValueError):
 _SCALARS: dict[str, tuple[type, ...]] = {"string": (str,), "bool": (bool,), "number": (int, float)}
 
 
-def _walk(value: Any, ref: str, path: tuple[Token, ...], strict: bool = True) -> Any:
+@cache
+def _struct(ref: str) -> dict[str, tuple[str, bool]] | None:
+    """The fields of the Go struct ``ref`` (``None``: not a struct): each field's type, and whether an empty value of
+    it is dropped (``omitempty`` on a value that is neither a pointer, nor a struct, nor ``any``)."""
+    types = _data()["types"]
+    fields = types.get(ref)
+    if fields is None:
+        return None
+    out: dict[str, tuple[str, bool]] = {}
+    for key, spec in fields.items():
+        ref_of = spec["type"]
+        value_type = ref_of not in types and ref_of != "any"  # a struct value is never omitted, even empty
+        out[key] = (ref_of, bool(spec.get("omitempty")) and not spec.get("pointer") and value_type)
+    return out
+
+
+def _walk(value: Any, ref: str, strict: bool = True) -> Any:
+    """``value`` decoded as the Go type ``ref`` and encoded back. A refusal raises :class:`_NotDecodable` with the
+    path of the field as it unwinds (built only then: most objects decode)."""
     if value is None:
         return None
-    if ref in _SCALARS:
-        if not isinstance(value, _SCALARS[ref]) or (ref == "number" and isinstance(value, bool)):
-            raise _NotDecodable(path, ref)
+    scalar = _SCALARS.get(ref)
+    if scalar is not None:
+        if not isinstance(value, scalar) or (ref == "number" and isinstance(value, bool)):
+            raise _NotDecodable((), ref)
         return value
     if ref == "quantity":
         canonical = canonical_quantity(value)
         if canonical is None:
-            raise _NotDecodable(path, "quantity")
+            raise _NotDecodable((), "quantity")
         return canonical
     if ref.startswith("[]"):
         if not isinstance(value, list):
-            raise _NotDecodable(path, "list")
-        return [_walk(v, ref[2:], (*path, i), strict) for i, v in enumerate(value)]
+            raise _NotDecodable((), "list")
+        item, out_list = ref[2:], []
+        for i, v in enumerate(value):
+            try:
+                out_list.append(_walk(v, item, strict))
+            except _NotDecodable as e:
+                raise _NotDecodable((i, *e.args[0]), e.args[1]) from None
+        return out_list
     if ref.startswith("map[]"):
         if not isinstance(value, dict):
-            raise _NotDecodable(path, "map")
-        return {k: _walk(v, ref[5:], (*path, k), strict) for k, v in value.items()}
-    fields = _data()["types"].get(ref)
+            raise _NotDecodable((), "map")
+        item, out_map = ref[5:], {}
+        for k, v in value.items():
+            try:
+                out_map[k] = _walk(v, item, strict)
+            except _NotDecodable as e:
+                raise _NotDecodable((k, *e.args[0]), e.args[1]) from None
+        return out_map
+    fields = _struct(ref)
     if fields is None:
         return value
     if not isinstance(value, dict):
-        raise _NotDecodable(path, "object")
+        raise _NotDecodable((), "object")
     out = {}
     for key, v in value.items():
         spec = fields.get(key)
-        where = (*path, key)
         if spec is None:
             if not strict:
                 continue  # what a decoder without DisallowUnknownFields does
-            raise _NotDecodable(where, "field")  # DisallowUnknownFields
+            raise _NotDecodable((key,), "field")  # DisallowUnknownFields
         if v is None:
             continue
-        walked = _walk(v, spec["type"], where, strict)  # first: a value of the wrong type fails the whole decoding
-        struct = spec["type"] in _data()["types"]  # a struct value is never omitted, even empty
-        if (
-            spec.get("omitempty")
-            and not spec.get("pointer")
-            and not struct
-            and _empty(walked)
-            and spec["type"] != "any"
-        ):
+        try:
+            walked = _walk(v, spec[0], strict)  # first: a value of the wrong type fails the whole decoding
+        except _NotDecodable as e:
+            raise _NotDecodable((key, *e.args[0]), e.args[1]) from None
+        if spec[1] and _empty(walked):
             continue
         out[key] = walked
     return out
@@ -175,7 +201,7 @@ def _known_type_fields(obj: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(parent, dict) or not isinstance(parent.get(path[-1]), dict):
             continue
         try:
-            value = _walk(parent[path[-1]], ref, path, strict=False)
+            value = _walk(parent[path[-1]], ref, strict=False)
         except _NotDecodable:
             continue
         out = json.loads(json.dumps(out))  # a copy: the caller's object is never changed
@@ -196,7 +222,7 @@ def remarshal(obj: dict[str, Any], *, strict: bool = True) -> dict[str, Any]:
     if root is None:
         return _known_type_fields(obj)
     try:
-        out: dict[str, Any] = _walk(obj, root, (), strict)
+        out: dict[str, Any] = _walk(obj, root, strict)
     except _NotDecodable:
         return obj  # gitops-engine logs the decoding error and diffs the object as it is
     out["apiVersion"], out["kind"] = obj["apiVersion"], obj["kind"]
@@ -225,7 +251,7 @@ def round_trip(obj: dict[str, Any]) -> tuple[dict[str, Any], Refusal | None]:
     if root is None:
         return _known_type_fields(obj), None
     try:
-        out: dict[str, Any] = _walk(obj, root, ())
+        out: dict[str, Any] = _walk(obj, root)
     except _NotDecodable as e:
         return obj, Refusal(join(e.args[0]), wording.NOT_DECODABLE[e.args[1]])
     out["apiVersion"], out["kind"] = obj["apiVersion"], obj["kind"]
