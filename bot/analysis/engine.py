@@ -283,9 +283,15 @@ def _only_live(
 ) -> None:
     """Live objects Git no longer has that the app tracks as its own: Argo CD's "requires pruning" (hooks and
     IgnoreExtraneous objects apart, which it does not count)."""
-    matched = {object_key(lobj) for _, lobj in pairs if lobj is not None}
+    # matched live objects by identity (their keys are unique: repeats are gone); a pasted one was completed into a
+    # copy, matched by its key
+    given = {id(lobj) for lobj in live}
+    matched = {id(lobj) for _, lobj in pairs if lobj is not None}
+    completed = {object_key(lobj) for _, lobj in pairs if lobj is not None and id(lobj) not in given}
     for lobj in live:
-        if not lobj.get("apiVersion") or not lobj.get("kind") or object_key(lobj) in matched:
+        if id(lobj) in matched or not lobj.get("apiVersion") or not lobj.get("kind"):
+            continue
+        if completed and object_key(lobj) in completed:
             continue
         if not tracks(lobj, app) or excluded(lobj, index.argocd_cm, server):
             continue
