@@ -1,5 +1,5 @@
 """`python -m bot` is the same as the `argo-why` console script."""
 
-from bot.cli import main
+from bot.cli import run
 
-raise SystemExit(main())
+run()

@@ -87,3 +87,30 @@ def test_version_and_help_are_still_answered() -> None:
     assert version.stdout.startswith("argo-why ") and not version.stderr
     helped = subprocess.run([sys.executable, "-m", "bot", "why", "--help"], capture_output=True, text=True, check=True)
     assert "ARGOCD_URL" in helped.stdout and "exit status:" in helped.stdout
+
+
+def test_the_console_script_exits_at_once_after_explain_with_its_whole_output_and_status(tmp_path: Path) -> None:
+    # many findings: an output larger than a pipe's buffer, written before the process goes
+    args = _app(tmp_path)
+    desired = json.loads((tmp_path / "d.json").read_text())
+    live = json.loads((tmp_path / "l.json").read_text())["items"][0]
+    many_d, many_l = [], []
+    for i in range(300):
+        for obj, out in ((desired, many_d), (live, many_l)):
+            copy = json.loads(json.dumps(obj))
+            copy["metadata"]["name"] = f"web-{i}"
+            out.append(copy)
+    (tmp_path / "d.json").write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": many_d}))
+    (tmp_path / "l.json").write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": many_l}))
+    done = subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, check=False)
+    assert done.returncode == 1  # drift explained
+    assert len(done.stdout) > 65536 and len(json.loads(done.stdout)["findings"]) == 600
+    assert b"note:" in done.stderr and b"Traceback" not in done.stderr
+    # a reader that stops early: no traceback, no "Exception ignored" from a late flush
+    head = subprocess.run(f"{sys.executable} -m bot {' '.join(args)} | head -c 100", shell=True,
+                          capture_output=True, check=False)  # fmt: skip
+    assert len(head.stdout) == 100 and b"Traceback" not in head.stderr and b"Exception ignored" not in head.stderr
+    # a refusal: its status and its one line
+    bad = subprocess.run([sys.executable, "-m", "bot", "explain", "--desired", str(tmp_path / "nope.json"),
+                          "--live", str(tmp_path / "l.json")], capture_output=True, text=True, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "cannot read" in bad.stderr
