@@ -53,6 +53,8 @@ def test_any_json_object_reads_as_the_json_module_reads_it(body: dict[str, Any],
     text = obj_text(body, ensure_ascii=ensure_ascii)
     [obj] = load_documents(text, "t.json")
     assert same(obj, json.loads(text))
+    [read] = load_documents(text.encode(), "t.json")  # a file's bytes: parsed without being decoded first
+    assert same(read, obj)
 
 
 @settings(max_examples=300, deadline=None)
@@ -64,6 +66,8 @@ def test_a_key_given_twice_is_refused_wherever_it_stands(body: dict[str, Any], d
     doubled = f"{text[:at]}{key}: {data.draw(VALUES.map(json.dumps))}, {text[at:]}"  # the same key, first
     with pytest.raises(BadInput, match="duplicate key"):
         load_documents(doubled, "t.json")
+    with pytest.raises(BadInput, match="duplicate key"):
+        load_documents(doubled.encode(), "t.json")
 
 
 @pytest.mark.parametrize(
@@ -79,8 +83,9 @@ def test_a_key_given_twice_is_refused_wherever_it_stands(body: dict[str, Any], d
     ],
 )
 def test_duplicates_the_colon_count_cannot_see_are_refused_all_the_same(text: str) -> None:
-    with pytest.raises(BadInput, match="duplicate key"):
-        load_documents(text, "t.json")
+    for data in (text, text.encode()):
+        with pytest.raises(BadInput, match="duplicate key"):
+            load_documents(data, "t.json")
 
 
 @pytest.mark.parametrize(
@@ -97,5 +102,6 @@ def test_duplicates_the_colon_count_cannot_see_are_refused_all_the_same(text: st
 )
 def test_what_orjson_would_read_differently_goes_to_the_json_module(text: str, fast: bool) -> None:
     assert (_fast_json(text) is not None) is fast
+    assert (_fast_json(text.encode("utf-8", "surrogatepass")) is not None) is fast
     assert same(load_documents(text.replace("{", '{"kind": "C", "metadata": {"name": "c"}, ', 1), "t.json")[0],
                 json.loads(text.replace("{", '{"kind": "C", "metadata": {"name": "c"}, ', 1)))  # fmt: skip
