@@ -268,13 +268,18 @@ def _propose(
     if ref.namespace:
         scope["namespace"] = ref.namespace
     tried: set[str] = set()
+    # Every candidate starts at the difference's first key and never looks back at the root (no variable, no
+    # `..`): evaluated on that part of the live object alone, it selects the same paths, and jq is not handed the
+    # whole object (managedFields, status...) for each candidate.
+    top = delta.path[0]
+    within = {top: live[top]} if isinstance(top, str) and top in live else live
     for paths in _candidates(delta, desired, live, ref.group, ref.kind, fallback):
         if repr(paths) in tried:
             continue
         tried.add(repr(paths))
         rule = {**scope, **paths}
         try:
-            live_paths = rule_paths(rule, live)
+            live_paths = rule_paths(rule, within)
         except ValueError:
             continue
         hides = sorted({join(p) for p in live_paths})
