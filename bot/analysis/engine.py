@@ -83,6 +83,8 @@ def _once(objs: Sequence[dict[str, Any]], side: str, warnings: list[str]) -> lis
     their identity is incomplete, and pairing hands each live object out once anyway."""
     keys = [object_key(o) if o.get("apiVersion") and o.get("kind") else None for o in objs]
     last = {k: o for k, o in zip(keys, objs, strict=True) if k is not None}
+    if len(last) == len(keys) - keys.count(None):
+        return list(objs)  # no object given twice (nearly always)
     counts = Counter(k for k in keys if k is not None)
     out: list[dict[str, Any]] = []
     for key, obj in zip(keys, objs, strict=True):
