@@ -70,8 +70,16 @@ def ignores_extraneous(obj: dict[str, Any]) -> bool:
     return "IgnoreExtraneous" in csv(obj, COMPARE_OPTIONS)
 
 
+def _may_be_skipped(obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` has an annotation :func:`skip_reason` reads."""
+    ann = annotations_of(obj)
+    return bool(ann) and (HOOK in ann or HELM_HOOK in ann or COMPARE_OPTIONS in ann)
+
+
 def skip_reason(desired: dict[str, Any] | None, live: dict[str, Any] | None) -> SkipReason | None:
     """Why Argo CD gives this pair no sync status (``None``: it compares it)."""
+    if not any(_may_be_skipped(obj) for obj in (desired, live) if obj is not None):
+        return None  # no hook annotation, no compare option (nearly every object)
     if is_hook(live if live is not None else desired or {}):
         return "hook"
     if desired is not None and is_sync_skip(desired):
@@ -117,6 +125,8 @@ def _match(rule: dict[str, Any], group: str, kind: str, cluster: str | None) -> 
 def excluded(obj: dict[str, Any], argocd_cm: dict[str, Any] | None, cluster: str | None = None) -> bool:
     """argocd-cm's ``resource.exclusions``/``resource.inclusions`` leave this kind out (util/settings
     ``IsExcludedResource``); ``cluster`` is the destination's server URL when known."""
+    if not argocd_cm:
+        return False  # no argocd-cm read: nothing excluded (asked for every object of the app)
     group, kind = group_of(str(obj.get("apiVersion") or "")), str(obj.get("kind") or "")
     if any(_match(r, group, kind, cluster) for r in _filters(argocd_cm, "resource.exclusions")):
         return True
