@@ -14,6 +14,7 @@ import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kubernetes.utils.quantity import parse_quantity as client_parse_quantity
@@ -94,7 +95,8 @@ def test_the_console_script_exits_at_once_after_explain_with_its_whole_output_an
     args = _app(tmp_path)
     desired = json.loads((tmp_path / "d.json").read_text())
     live = json.loads((tmp_path / "l.json").read_text())["items"][0]
-    many_d, many_l = [], []
+    many_d: list[dict[str, Any]] = []
+    many_l: list[dict[str, Any]] = []
     for i in range(300):
         for obj, out in ((desired, many_d), (live, many_l)):
             copy = json.loads(json.dumps(obj))
