@@ -280,7 +280,7 @@ def load_documents(
     if text is None:
         docs = value if isinstance(value, list) else [value]
     else:
-        docs = _json_documents(text, source, fast=not tried)
+        docs = _json_documents(text, source, fast=not tried)  # orjson already refused these bytes: not again
         if docs is None:
             docs = _yaml_documents(text, source, starts)
     objects: list[dict[str, Any]] = []
