@@ -112,6 +112,9 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _DIGITS = bytes(ord("0") if chr(i).isdigit() and i < 128 else ord(" ") for i in range(256))
 _LONG_NUMBER = b"0" * 19
 """19 digits in a row: maybe an integer beyond 64 bits (orjson reads those as floats, the json module as integers)."""
+_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
+"""A colon written as an escape; not its neighbours ``\\u003c`` and ``\\u003e`` (Go's JSON, kubectl's, writes ``<`` and
+``>`` so): they keep the fast path."""
 _JSON_START = re.compile(r"[ \t\r\n]*[\[{]")
 _JSON_START_BYTES = re.compile(rb"[ \t\r\n]*[\[{]")
 """What JSON text of objects starts with (JSON's own whitespace, then an object or a list)."""
@@ -137,7 +140,7 @@ def _fast_json(data: str | bytes) -> Any:
     except orjson.JSONDecodeError:
         return None
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    if b"\\u003" in raw or _LONG_NUMBER in raw.translate(_DIGITS):
+    if _ESCAPED_COLON.search(raw) or _LONG_NUMBER in raw.translate(_DIGITS):
         return None
     if orjson.dumps(value).count(b":") != raw.count(b":"):
         return None

@@ -97,6 +97,7 @@ def test_duplicates_the_colon_count_cannot_see_are_refused_all_the_same(text: st
         ('{"n": NaN}', False),  # the json module's extension; orjson refuses it
         ('{"s": "\\ud800"}', False),  # a lone surrogate
         ('{"s": "a\\u003ab"}', False),  # a colon as an escape
+        ('{"s": "a\\u003cb\\u003e\\u0026"}', True),  # <, > and & as Go's JSON (kubectl's) writes them
         ('{"s": "a:b", "t": {"u": [1, 2.5, true, null]}}', True),
     ],
 )
