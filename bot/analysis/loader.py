@@ -109,9 +109,13 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-_DIGITS = bytes(ord("0") if chr(i).isdigit() and i < 128 else ord(" ") for i in range(256))
-_LONG_NUMBER = b"0" * 19
-"""19 digits in a row: maybe an integer beyond 64 bits (orjson reads those as floats, the json module as integers)."""
+_NUMBERS = bytes(
+    ord("0") if 0x30 <= i <= 0x39 else ord("n") if chr(i) in ":,[- \t\r\n" else ord("x") for i in range(256)
+)
+_LONG_NUMBER = b"n" + b"0" * 19
+"""In JSON text read through :data:`_NUMBERS` (digits to ``0``, what may stand before a number to ``n``): a number
+of 19 digits or more, maybe an integer beyond 64 bits (orjson reads those as floats, the json module as integers).
+A run of digits inside a string rarely matches (in a digest ``sha256:...``, a letter stands before it)."""
 _ESCAPED_COLON = re.compile(rb"\\u003[aA]")
 """A colon written as an escape; not its neighbours ``\\u003c`` and ``\\u003e`` (Go's JSON, kubectl's, writes ``<`` and
 ``>`` so): they keep the fast path."""
@@ -140,7 +144,7 @@ def _fast_json(data: str | bytes) -> Any:
     except orjson.JSONDecodeError:
         return None
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    if _ESCAPED_COLON.search(raw) or _LONG_NUMBER in raw.translate(_DIGITS):
+    if _ESCAPED_COLON.search(raw) or _LONG_NUMBER in raw.translate(_NUMBERS):
         return None
     if orjson.dumps(value).count(b":") != raw.count(b":"):
         return None

@@ -94,6 +94,9 @@ def test_duplicates_the_colon_count_cannot_see_are_refused_all_the_same(text: st
         ('{"n": 999999999999999999}', True),  # 18 digits: fits 64 bits, orjson reads it as an integer
         ('{"n": 18446744073709551616}', False),  # 19 digits or more: may not fit (orjson: a float)
         ('{"n": -9223372036854775809}', False),
+        ('{"n": [1,\n  123456789012345678901]}', False),
+        ('{"n":-123456789012345678901}', False),
+        ('{"image": "web@sha256:ab12345678901234567890123cd"}', True),  # digits in a string, after a letter
         ('{"n": NaN}', False),  # the json module's extension; orjson refuses it
         ('{"s": "\\ud800"}', False),  # a lone surrogate
         ('{"s": "a\\u003ab"}', False),  # a colon as an escape
