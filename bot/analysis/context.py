@@ -40,6 +40,9 @@ def cluster_scoped(kind: str) -> bool:
 SCALER_KINDS = frozenset({"HorizontalPodAutoscaler", "ScaledObject", "MachineAutoscaler"})
 """Objects whose ``spec.scaleTargetRef`` names what they scale: HPAs, KEDA's ScaledObjects, OpenShift's
 MachineAutoscalers (the cluster autoscaler's per-MachineSet bounds)."""
+_INDEXED = SCALER_KINDS | {"MutatingWebhookConfiguration", "Namespace", "Application", "Rollout", "SleepInfo",
+                           "ConfigMap", "CustomResourceDefinition"}  # fmt: skip
+"""The kinds :meth:`ContextIndex.build` keeps (a ConfigMap only when it is argocd-cm)."""
 _IRREGULAR_PLURALS = {"Endpoints": "endpoints", "NetworkPolicy": "networkpolicies"}
 
 
@@ -185,6 +188,8 @@ class ContextIndex:
         for objs in groups:
             for o in objs:
                 kind = o.get("kind")
+                if kind not in _INDEXED:
+                    continue  # most objects of an app: nothing here is about them
                 m = meta(o)
                 key = (str(kind), str(m.get("namespace") or ""), str(m.get("name")))
                 if key in seen:
