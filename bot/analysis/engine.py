@@ -34,7 +34,7 @@ from bot.analysis.causes import ObjectInputs, decide
 from bot.analysis.context import ContextIndex, meta, same_app, tracked_app
 from bot.analysis.diff import Delta, diff_objects
 from bot.analysis.managedfields import Entry, entries_of, owners, unreadable
-from bot.analysis.pairing import pair_objects
+from bot.analysis.pairing import Ident, identity, pair_objects
 from bot.analysis.pointer import MISSING, covers, join, readable
 from bot.analysis.resources import prune_issue, skipped_note
 from bot.analysis.rules import propose
@@ -77,25 +77,31 @@ def infer_app(desired: Iterable[dict[str, Any]]) -> str | None:
     return names.most_common(1)[0][0] if names else None
 
 
-def _once(objs: Sequence[dict[str, Any]], side: str, warnings: list[str]) -> list[dict[str, Any]]:
+def _once(objs: Sequence[dict[str, Any]], side: str, warnings: list[str]) -> tuple[list[dict[str, Any]], list[Ident]]:
     """Each object once: the last copy, where the first stood (Argo CD keeps the last of repeated resources and warns,
     RepeatedResourceWarning); a warning per repeated object. Pastes without apiVersion or kind are not compared here:
-    their identity is incomplete, and pairing hands each live object out once anyway."""
-    keys = [object_key(o) if o.get("apiVersion") and o.get("kind") else None for o in objs]
-    last = {k: o for k, o in zip(keys, objs, strict=True) if k is not None}
+    their identity is incomplete, and pairing hands each live object out once anyway. With the :func:`identity` of
+    each object kept (pairing matches by it)."""
+    idents = [identity(o) for o in objs]
+    keys = [i if o.get("apiVersion") and o.get("kind") else None for i, o in zip(idents, objs, strict=True)]
+    last = {k: (o, i) for k, o, i in zip(keys, objs, idents, strict=True) if k is not None}
     if len(last) == len(keys) - keys.count(None):
-        return list(objs)  # no object given twice (nearly always)
+        return list(objs), idents  # no object given twice (nearly always)
     counts = Counter(k for k in keys if k is not None)
     out: list[dict[str, Any]] = []
-    for key, obj in zip(keys, objs, strict=True):
+    out_idents: list[Ident] = []
+    for key, obj, ident in zip(keys, objs, idents, strict=True):
         if key is None:
             out.append(obj)
+            out_idents.append(ident)
         elif key in last:
-            out.append(last.pop(key))
+            kept, kept_ident = last.pop(key)
+            out.append(kept)
+            out_idents.append(kept_ident)
             if counts[key] > 1:
                 label = resource_ref(obj).label
                 warnings.append(wording.REPEATED_RESOURCE.format(label=label, count=counts[key], side=side))
-    return out
+    return out, out_idents
 
 
 def _tracked_instead(app: str | None, desired: Sequence[dict[str, Any]], warnings: list[str]) -> str | None:
@@ -176,15 +182,15 @@ def explain(
     (``bot.analysis.argocdview``).
     """
     warnings: list[str] = []
-    desired = _once(desired, wording.SIDE_DESIRED, warnings)
-    live = _once(live, wording.SIDE_LIVE, warnings)
+    desired, desired_idents = _once(desired, wording.SIDE_DESIRED, warnings)
+    live, live_idents = _once(live, wording.SIDE_LIVE, warnings)
     app = app or infer_app(desired)
     report = Report(app=app, warnings=warnings)
     instead = _tracked_instead(app, desired, warnings)
     if app is None:
         report.notes.append(wording.NO_APP)
     again_by_key = {object_key(o): o for o in desired_again or ()}
-    pairs = pair_objects(desired, live)
+    pairs = pair_objects(desired, live, (desired_idents, live_idents))
     index = ContextIndex.build(context, [lobj for _, lobj in pairs if lobj is not None], live, desired)
     # the Application read from the context: the one named, else (a typo) the one the manifests' tracking names
     app_in_context = instead if instead is not None and app not in index.applications else app

@@ -44,7 +44,11 @@ def managed_api_version(obj: Obj) -> str | None:
     return str(versions.pop()) if len(versions) == 1 else None
 
 
-def _ident(obj: Obj) -> tuple[str, str, str, str]:
+Ident = tuple[str, str, str, str]
+
+
+def identity(obj: Obj) -> Ident:
+    """API group, kind, namespace and name, as strings (empty when absent): how objects are matched."""
     m = meta(obj)
     api = str(obj.get("apiVersion") or "")
     return group_of(api), str(obj.get("kind") or ""), str(m.get("namespace") or ""), str(m.get("name") or "")
@@ -53,14 +57,14 @@ def _ident(obj: Obj) -> tuple[str, str, str, str]:
 class _Live:
     """The live objects, indexed for the ways they can be matched; each one is handed out once."""
 
-    def __init__(self, live: Sequence[Obj]) -> None:
+    def __init__(self, live: Sequence[Obj], idents: Sequence[Ident] | None = None) -> None:
         self.full: dict[tuple[str, str, str, str], int] = {}
         self.by_name: dict[tuple[str, str, str], list[int]] = defaultdict(list)
         self.loose: dict[str, list[int]] = defaultdict(list)
         self.objs = list(live)
         self.used: set[int] = set()
         for i, obj in enumerate(self.objs):
-            group, kind, ns, name = _ident(obj)
+            group, kind, ns, name = idents[i] if idents is not None else identity(obj)
             if obj.get("apiVersion") and kind:
                 self.full.setdefault((group, kind, ns, name), i)
                 self.by_name[(group, kind, name)].append(i)
@@ -80,14 +84,14 @@ class _Live:
                 found = _only(self.by_name.get((group, kind, name), []))
             return found
         # a live object without a namespace (pasted so) stands for the desired one, if only one fits
-        return _only([i for i in self.by_name.get((group, kind, name), []) if not _ident(self.objs[i])[2]])
+        return _only([i for i in self.by_name.get((group, kind, name), []) if not identity(self.objs[i])[2]])
 
     def pasted(self, desired: Obj, kind_unique: bool, name_unique: bool) -> int | None:
         """A live object without apiVersion (or kind) that can only be ``desired``'s counterpart."""
-        group, kind, ns, name = _ident(desired)
+        group, kind, ns, name = identity(desired)
         fits = []
         for i in self.loose.get(name, []):
-            lgroup, lkind, lns, _ = _ident(self.objs[i])
+            lgroup, lkind, lns, _ = identity(self.objs[i])
             if (lkind and (lkind != kind or not kind_unique)) or (not lkind and not name_unique):
                 continue
             if lns and ns and lns != ns:
@@ -137,15 +141,18 @@ def looks_swapped(desired: Sequence[Obj], live: Sequence[Obj]) -> bool:
     return bool(desired) and bool(live) and all(map(server_written, desired)) and not any(map(server_written, live))
 
 
-def pair_objects(desired: Sequence[Obj], live: Sequence[Obj]) -> list[tuple[Obj, Obj | None]]:
+def pair_objects(
+    desired: Sequence[Obj], live: Sequence[Obj], idents: tuple[Sequence[Ident], Sequence[Ident]] | None = None
+) -> list[tuple[Obj, Obj | None]]:
     """Each desired object with its live counterpart (completed when it was pasted without apiVersion or kind),
-    or ``None`` when it has none."""
-    index = _Live(live)
-    idents = [_ident(d) for d in desired]
-    kinds = Counter((kind, ns, name) for _, kind, ns, name in idents)
-    names = Counter((ns, name) for _, _, ns, name in idents)
+    or ``None`` when it has none. ``idents``: the :func:`identity` of each desired and each live object, when the
+    caller has them."""
+    index = _Live(live, idents[1] if idents is not None else None)
+    idents_d = idents[0] if idents is not None else [identity(d) for d in desired]
+    kinds = Counter((kind, ns, name) for _, kind, ns, name in idents_d)
+    names = Counter((ns, name) for _, _, ns, name in idents_d)
     out: list[tuple[Obj, Obj | None]] = []
-    for dobj, (group, kind, ns, name) in zip(desired, idents, strict=True):
+    for dobj, (group, kind, ns, name) in zip(desired, idents_d, strict=True):
         found = index.exact(group, kind, ns, name)
         if found is None and index.loose:
             found = index.take(index.pasted(dobj, kinds[(kind, ns, name)] == 1, names[(ns, name)] == 1))
