@@ -278,16 +278,17 @@ def load_documents(
     text: str | None
     if isinstance(data, bytes):
         # bytes of JSON are parsed as they are: decoding 10 MB to text first costs a tenth of the parse
-        value, tried = _fast_json(data), bool(_JSON_START_BYTES.match(data))
+        value = _fast_json(data)
         text = None if value is not None else decode(data, source)
     else:
-        value, tried, text = None, False, data.removeprefix("\ufeff")
+        value, text = None, data.removeprefix("\ufeff")
     starts: list[int] = []
     docs: list[Any] | None
     if text is None:
         docs = value if isinstance(value, list) else [value]
     else:
-        docs = _json_documents(text, source, fast=not tried)  # orjson already refused these bytes: not again
+        # bytes had their orjson try (one with a byte order mark, or UTF-16, goes the json module's way)
+        docs = _json_documents(text, source, fast=not isinstance(data, bytes))
         if docs is None:
             docs = _yaml_documents(text, source, starts)
     objects: list[dict[str, Any]] = []
