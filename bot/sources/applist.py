@@ -2,23 +2,23 @@
 
 ``GET /api/v1/applications`` answers every Application whole (~4-20 KB each: history, the last sync's result per
 resource, conditions...); decoded at once, 1,000 of them are 20-100 MB of dicts in a replica for the few fields a
-sweep or a fleet check reads. :func:`list_items` decodes the body one item at a time (``json.JSONDecoder.raw_decode``
-on the text: the text and one decoded Application at a time, never the decoded list) and hands each to ``keep``;
-:func:`lean_application` keeps :data:`LEAN` of it (the sweep's alert body and its settled-after-sync test, the fleet
-index's stamp, the names and projects of :class:`bot.sources.argocd.AppList`). A caller that needs more of each
-Application (``cmfile``: its source and destination) asks for whole ones.
+sweep or a fleet check reads. :class:`ItemReader` decodes the body one item at a time while it arrives
+(``json.JSONDecoder.raw_decode`` on the text not yet decoded: never the whole body, nor the decoded list) and hands
+each to ``keep``; :func:`lean_application` keeps :data:`LEAN` of it (the sweep's alert body and its settled-after-sync
+test, the fleet index's stamp, the names and projects of :class:`bot.sources.argocd.AppList`). A caller that needs
+more of each Application (``cmfile``: its source and destination) asks for whole ones.
 
 Argo CD's own ``fields=`` parameter of the list cannot do this: in Argo CD 3.x it selects only from a fixed set
 (``metadata.name``, ``spec``, ``status.sync.status``, ...; ``server/application/forwarder_overwrite.go``), which lacks
 the sync revision the alert's idempotency key is made of.
 
-Pure: text in, dicts out; malformed JSON raises :class:`ValueError` (the client says it in words).
+Pure: pieces of text in, dicts out; malformed JSON raises :class:`ValueError` (the client says it in words).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 Obj = dict[str, Any]
@@ -44,9 +44,6 @@ LEAN: Shape = {
 """What is kept of each listed Application: ``None`` keeps the whole value, a dict keeps those keys of a dict value,
 ``{"[]": shape}`` keeps the shape of each item of a list value."""
 
-_DECODER = json.JSONDecoder()
-_SPACE = " \t\n\r"
-
 
 def _project(value: Any, shape: Shape | None) -> Any:
     if shape is None:
@@ -63,54 +60,96 @@ def lean_application(app: Obj) -> Obj:
     return _project(app, LEAN)  # type: ignore[no-any-return]
 
 
-def _skip(text: str, at: int) -> int:
-    while at < len(text) and text[at] in _SPACE:
-        at += 1
-    return at
+_DECODER = json.JSONDecoder()
+_SPACE = " \t\n\r"
+
+# Where the reader stands in ``{"key": value, "items": [item, ...], ...}``; each state names what comes next.
+_OPEN, _KEY_OR_CLOSE, _KEY, _COLON, _VALUE, _ITEM_OR_CLOSE, _ITEM, _AFTER_ITEM, _AFTER_VALUE, _DONE = range(10)
+_PUNCTUATION = {
+    (_OPEN, "{"): _KEY_OR_CLOSE,
+    (_KEY_OR_CLOSE, "}"): _DONE,
+    (_COLON, ":"): _VALUE,
+    (_ITEM_OR_CLOSE, "]"): _AFTER_VALUE,
+    (_AFTER_ITEM, ","): _ITEM,
+    (_AFTER_ITEM, "]"): _AFTER_VALUE,
+    (_AFTER_VALUE, ","): _KEY,
+    (_AFTER_VALUE, "}"): _DONE,
+}
+"""The state after a punctuation mark in a state."""
+_PUNCTUATION_ONLY = {_OPEN, _COLON, _AFTER_ITEM, _AFTER_VALUE}
+"""The states where only a punctuation mark may come."""
 
 
-def _expect(text: str, at: int, char: str) -> int:
-    at = _skip(text, at)
-    if text[at : at + 1] != char:
-        raise ValueError(f"expected {char!r} at {at}")
-    return at + 1
+class ItemReader:
+    """The objects of the ``items`` list of a JSON object, decoded while its text arrives piece by piece.
 
+    :meth:`feed` takes the next piece of the text and answers the items complete so far (each passed through
+    ``keep``; a non-object item is left out); :meth:`close` says the text has ended and answers the last ones.
+    Only the text not yet decoded is held (about one item and a piece), never the whole body nor the decoded list.
+    A value that does not decode yet is tried again once the text held has doubled, so a long item (or a malformed
+    one, said at the end) costs a bounded number of tries. :class:`ValueError` if the text is not such JSON
+    (``items`` ``null`` or absent: no items), at the latest by :meth:`close`.
+    """
 
-def list_items(text: str, keep: Callable[[Obj], Obj] | None = None) -> Iterator[Obj]:
-    """The objects of the ``items`` list of a JSON object (``null`` or absent: none), decoded one at a time and
-    passed through ``keep``; a non-object item is left out. :class:`ValueError` if ``text`` is not such JSON."""
-    at = _expect(text, 0, "{")
-    at = _skip(text, at)
-    if text[at : at + 1] == "}":
-        at += 1
-    else:
+    def __init__(self, keep: Callable[[Obj], Obj] | None = None) -> None:
+        self._keep = keep
+        self._text = ""
+        self._at = 0
+        self._state = _OPEN
+        self._key: str | None = None
+        self._wait_for = 0  # how much text must be held before the next try of a value that did not decode
+
+    def feed(self, piece: str) -> list[Obj]:
+        self._text = self._text[self._at :] + piece
+        self._at = 0
+        return self._read(final=False) if len(self._text) >= self._wait_for else []
+
+    def close(self) -> list[Obj]:
+        items = self._read(final=True)
+        if self._state != _DONE:
+            raise ValueError("the text ends before the object does")
+        return items
+
+    def _read(self, *, final: bool) -> list[Obj]:
+        items: list[Obj] = []
+        text = self._text
         while True:
-            key, at = _DECODER.raw_decode(text, _skip(text, at))
-            if not isinstance(key, str):
-                raise ValueError(f"expected a key before {at}")
-            at = _expect(text, at, ":")
-            at = _skip(text, at)
-            if key == "items" and text[at : at + 1] == "[":
-                at = _skip(text, at + 1)
-                if text[at : at + 1] == "]":
-                    at += 1
-                else:
-                    while True:
-                        item, at = _DECODER.raw_decode(text, _skip(text, at))
-                        if isinstance(item, dict):
-                            yield keep(item) if keep is not None else item
-                        del item
-                        at = _skip(text, at)
-                        if text[at : at + 1] == "]":
-                            at += 1
-                            break
-                        at = _expect(text, at, ",")
-            else:
-                _, at = _DECODER.raw_decode(text, at)  # another key (metadata), or items: null
-            at = _skip(text, at)
-            if text[at : at + 1] == "}":
+            at = self._at
+            while at < len(text) and text[at] in _SPACE:
                 at += 1
-                break
-            at = _expect(text, at, ",")
-    if _skip(text, at) != len(text):
-        raise ValueError(f"extra data at {at}")
+            self._at = at
+            if at == len(text):
+                return items
+            char, state = text[at], self._state
+            if state == _DONE:
+                raise ValueError(f"extra data at {at}")
+            after = _PUNCTUATION.get((state, char))
+            if after is not None:
+                self._state, self._at = after, at + 1
+                continue
+            if state in _PUNCTUATION_ONLY:
+                raise ValueError(f"unexpected {char!r} at {at}")
+            if state == _VALUE and self._key == "items" and char == "[":
+                self._state, self._at = _ITEM_OR_CLOSE, at + 1
+                continue
+            try:
+                value, end = _DECODER.raw_decode(text, at)
+            except ValueError:
+                if final:
+                    raise
+                self._wait_for = 2 * (len(text) - at)  # the value goes on in the next pieces (or is malformed)
+                return items
+            if not final and isinstance(value, (int, float)) and text[end : end + 1] in ("", ".", "e", "E"):
+                self._wait_for = len(text) - at + 1  # a number may go on in the next piece ("1" of "12", "0." of "0.5")
+                return items
+            self._at, self._wait_for = end, 0
+            if state in (_KEY_OR_CLOSE, _KEY):
+                if not isinstance(value, str):
+                    raise ValueError(f"expected a key at {at}")
+                self._key, self._state = value, _COLON
+            elif state == _VALUE:
+                self._state = _AFTER_VALUE  # another key (metadata), or items: null
+            else:  # an item
+                if isinstance(value, dict):
+                    items.append(self._keep(value) if self._keep is not None else value)
+                self._state = _AFTER_ITEM

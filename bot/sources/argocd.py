@@ -41,7 +41,7 @@ from urllib.parse import quote
 import httpx
 
 from bot.errors import UpstreamError
-from bot.sources.applist import lean_application, list_items
+from bot.sources.applist import ItemReader, lean_application
 from bot.wording import cli as wording
 
 log = logging.getLogger(__name__)
@@ -195,14 +195,21 @@ class ArgoCDClient:
         decoded at once is tens of MB)."""
         params = {"selector": selector} if selector else {}
         path = "/api/v1/applications"
-        resp = await self._response(path, params)
-        not_json = self._not_json(path, resp)
-        text = resp.content.decode(resp.encoding or "utf-8", errors="replace")
-        del resp  # its bytes: the text alone stays while the items are decoded
+        # read as it arrives: a fleet's list is megabytes, and its bytes, its text and the decoded list never exist
+        # at once (only the text not yet decoded and the items kept)
+        resp = await self._response(path, params, stream=True)
+        reader = ItemReader(lean_application if lean else None)
+        items: list[dict[str, Any]] = []
         try:
-            return list(list_items(text, lean_application if lean else None))
+            async for piece in resp.aiter_text():
+                items += reader.feed(piece)
+            return items + reader.close()
         except ValueError as e:
-            raise not_json from e
+            raise self._not_json(path, resp) from e
+        except httpx.TransportError as e:  # the body cut short: the request had its retries
+            raise self._unreachable(e) from e
+        finally:
+            await resp.aclose()
 
     async def managed_resources(self, name: str, app_namespace: str | None = None) -> list[ResourceDiff]:
         body = await self._get(f"/api/v1/applications/{quote(name, safe='')}/managed-resources", _ns(app_namespace),
@@ -265,15 +272,18 @@ class ArgoCDClient:
         return ArgoCDError(wording.ARGOCD_NOT_JSON.format(url=self.base_url, path=path, status=resp.status_code,
                                                           content_type=content_type))  # fmt: skip
 
-    async def _response(self, path: str, params: dict[str, str], *, app: str | None = None) -> httpx.Response:
-        """A successful answer to ``GET path``, after the retries; every failure as an :class:`ArgoCDError`."""
+    async def _response(
+        self, path: str, params: dict[str, str], *, app: str | None = None, stream: bool = False
+    ) -> httpx.Response:
+        """A successful answer to ``GET path``, after the retries; every failure as an :class:`ArgoCDError`.
+        ``stream``: the answer's body is left to read (and the answer to close) by the caller."""
         delay = 0.2
         for attempt in range(self.retries + 1):
             self.calls += 1
             try:
-                resp = await self._http.get(path, params=params)
+                resp = await self._send(self._http.build_request("GET", path, params=params), stream)
                 if resp.is_redirect:
-                    resp = await self._follow_https_upgrade(resp)
+                    resp = await self._follow_https_upgrade(resp, stream)
             except httpx.TransportError as e:  # timeouts included
                 if _untrusted_certificate(e):
                     raise ArgoCDError(wording.ARGOCD_TLS_UNTRUSTED.format(url=self.base_url, reason=_reason(e))) from e
@@ -281,9 +291,7 @@ class ArgoCDClient:
                     await asyncio.sleep(delay)
                     delay *= 2
                     continue
-                if isinstance(e, httpx.TimeoutException):
-                    raise ArgoCDError(f"Argo CD at {self.base_url} did not answer in time ({type(e).__name__})") from e
-                raise ArgoCDError(f"cannot reach Argo CD at {self.base_url}: {_reason(e)}") from e
+                raise self._unreachable(e) from e
             if resp.status_code in _RETRY_STATUSES and attempt < self.retries:
                 await asyncio.sleep(_retry_after(resp, delay))
                 delay *= 2
@@ -293,7 +301,18 @@ class ArgoCDClient:
             return resp
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _follow_https_upgrade(self, resp: httpx.Response) -> httpx.Response:
+    async def _send(self, request: httpx.Request, stream: bool) -> httpx.Response:
+        resp = await self._http.send(request, stream=stream)
+        if stream and not resp.is_success:
+            await resp.aread()  # a redirect, a retry or an error: its few bytes are read whole, and it is closed
+        return resp
+
+    def _unreachable(self, e: httpx.TransportError) -> ArgoCDError:
+        if isinstance(e, httpx.TimeoutException):
+            return ArgoCDError(f"Argo CD at {self.base_url} did not answer in time ({type(e).__name__})")
+        return ArgoCDError(f"cannot reach Argo CD at {self.base_url}: {_reason(e)}")
+
+    async def _follow_https_upgrade(self, resp: httpx.Response, stream: bool) -> httpx.Response:
         """Follow ``resp`` (a redirect) when it only upgrades to HTTPS on the same host; else explain it."""
         target = resp.next_request.url if resp.next_request is not None else None
         if target is None or not _is_https_upgrade(resp.request.url, target):
@@ -308,7 +327,7 @@ class ArgoCDClient:
         self._http.base_url = httpx.URL(upgraded + "/")
         self.base_url = upgraded
         # the same request on https: httpx sends Authorization there as well (same host, only the scheme changes)
-        return await self._http.send(self._http.build_request("GET", target))
+        return await self._send(self._http.build_request("GET", target), stream)
 
     def _error(self, resp: httpx.Response, app: str | None) -> ArgoCDError:
         message = _message(resp)

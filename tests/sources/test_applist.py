@@ -7,19 +7,23 @@ client: the lean list gives the sweep, the fleet check and the names exactly wha
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.demo import EXAMPLES
 from bot.demo.fake_argocd import app_from_case
 from bot.intake.jobs import WebhookBody
 from bot.runtime.sweep import settled_after_sync, synced_git_revision
-from bot.sources.applist import lean_application, list_items
+from bot.sources.applist import ItemReader, lean_application
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, _names
 from bot.store.fleetobjects import stamp_of
 from tests.fakes.argocd import FakeArgoCD
@@ -59,12 +63,78 @@ async def test_the_lean_list_gives_the_sweep_and_the_fleet_check_what_the_whole_
 def test_items_are_decoded_one_at_a_time_as_json_would() -> None:
     body = {"metadata": {"resourceVersion": "7"}, "items": [{"metadata": {"name": "a"}}, 3, {"b": [1, {"c": None}]}]}
     for text in (json.dumps(body), json.dumps(body, indent=2), json.dumps({"items": body["items"], "x": {"items": 1}})):
-        assert list(list_items(text)) == [{"metadata": {"name": "a"}}, {"b": [1, {"c": None}]}]
+        assert _read_in_pieces(text, []) == [{"metadata": {"name": "a"}}, {"b": [1, {"c": None}]}]
     for empty in ('{"metadata":{},"items":null}', "{}", ' { "items" : [ ] } '):
-        assert list(list_items(empty)) == []
+        assert _read_in_pieces(empty, []) == []
     for bad in ("<html>", '{"items": [1,', '{"items": []} x', "[]", "{1: 2}"):
         with pytest.raises(ValueError):
-            list(list_items(bad))
+            _read_in_pieces(bad, [])
+
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=12,
+)
+_BODIES = st.fixed_dictionaries(
+    {"items": st.lists(st.dictionaries(st.text(max_size=5), _VALUES, max_size=4) | _SCALARS, max_size=6)},
+    optional={"metadata": _VALUES, "kind": st.text(max_size=5)},
+)
+
+
+def _read_in_pieces(text: str, cuts: list[int], keep: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                    ) -> list[dict[str, Any]]:  # fmt: skip
+    reader, items, at = ItemReader(keep), [], 0
+    for cut in sorted(c % (len(text) + 1) for c in cuts):
+        items += reader.feed(text[at:cut])
+        at = cut
+    return items + reader.feed(text[at:]) + reader.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=_BODIES, indent=st.sampled_from([None, 1]), cuts=st.lists(st.integers(min_value=0), max_size=12))
+def test_a_body_read_in_pieces_gives_the_items_json_gives(body: dict[str, Any], indent: int | None,
+                                                          cuts: list[int]) -> None:  # fmt: skip
+    text = json.dumps(body, indent=indent, ensure_ascii=False)
+    expected = [i for i in json.loads(text)["items"] if isinstance(i, dict)]
+    assert _read_in_pieces(text, cuts) == expected
+    assert _read_in_pieces(text, []) == expected
+    # a number split between pieces is not taken for a shorter one
+    for number in ("12345", "0.5", "-1.25e+3", "7E2"):
+        split = f'{{"n": {number}, "items": [{number}, {{"a": {number}}}]}}'
+        for cut in range(len(split)):
+            assert _read_in_pieces(split, [cut]) == [{"a": json.loads(number)}], (split, cut)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=_BODIES, cut=st.integers(min_value=0), pieces=st.lists(st.integers(min_value=0), max_size=6))
+def test_a_body_cut_short_or_with_extra_text_is_an_error_in_pieces_too(body: dict[str, Any], cut: int,
+                                                                       pieces: list[int]) -> None:  # fmt: skip
+    text = json.dumps(body)
+    short = text[: cut % len(text)]
+    for bad in (short, text + " x", text + "{}"):
+        with pytest.raises(ValueError):
+            _read_in_pieces(bad, pieces)
+
+
+def test_a_long_item_arriving_in_small_pieces_is_tried_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    item = {"metadata": {"name": "big"}, "status": {"resources": [{"kind": "ConfigMap", "name": f"c{i}"}
+                                                                  for i in range(6000)]}}  # fmt: skip
+    text = json.dumps({"items": [item]})
+    tries = 0
+    real = ItemReader._read
+
+    def counting(self: ItemReader, *, final: bool) -> list[dict[str, Any]]:
+        nonlocal tries
+        tries += 1
+        return real(self, final=final)
+
+    monkeypatch.setattr(ItemReader, "_read", counting)
+    assert _read_in_pieces(text, list(range(0, len(text), 100))) == [item]
+    assert len(text) // 100 > 2000 and tries < 40  # the text held doubles between tries: log2(len / 100) + a few
 
 
 def test_the_lean_application_keeps_only_what_is_read() -> None:
@@ -88,3 +158,58 @@ async def test_a_list_that_is_not_json_is_said_in_words() -> None:
     async with ArgoCDClient("http://argocd.test", "t", transport=httpx.MockTransport(handler), retries=0) as client:
         with pytest.raises(ArgoCDError, match="not JSON .200, text/html.: ARGOCD_URL must be the Argo CD API server"):
             await client.applications(lean=True)
+
+
+class _RawServer:
+    """A local HTTP/1.1 server that answers every request with ``head`` and then ``pieces``, one write each, and
+    closes the connection: a body sent in small chunks, or one cut short."""
+
+    def __init__(self, head: bytes, pieces: list[bytes]) -> None:
+        self.head, self.pieces = head, pieces
+
+    async def __aenter__(self) -> str:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._server.close()
+        await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(self.head)
+        for piece in self.pieces:
+            writer.write(piece)
+            await writer.drain()
+            await asyncio.sleep(0)
+        writer.close()
+
+
+def _chunked(body: bytes, size: int) -> list[bytes]:
+    return [b"%x\r\n%s\r\n" % (len(body[i : i + size]), body[i : i + size]) for i in range(0, len(body), size)] + [
+        b"0\r\n\r\n"
+    ]
+
+
+async def test_the_list_is_decoded_while_it_arrives_in_small_chunks_through_the_real_client() -> None:
+    apps = [{"metadata": {"name": f"app-{i}", "namespace": "argocd", "labels": {"é": "ü" * i}},
+             "spec": {"project": "default"}, "status": {"sync": {"status": "OutOfSync", "revision": "r" * 40}}}
+            for i in range(40)]  # fmt: skip
+    body = json.dumps({"metadata": {"resourceVersion": "9"}, "items": apps}, ensure_ascii=False).encode()
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
+    async with _RawServer(head, _chunked(body, 7)) as url, ArgoCDClient(url, "t", retries=0) as client:
+        assert await client.applications() == apps  # split inside names, numbers and two-byte characters
+        assert [a["metadata"]["name"] for a in await client.applications(lean=True)] == [f"app-{i}" for i in range(40)]
+
+
+async def test_a_list_cut_short_is_said_in_words_not_taken_for_a_shorter_list() -> None:
+    body = json.dumps({"items": [{"metadata": {"name": f"app-{i}"}} for i in range(50)]}).encode()
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(body)
+    async with _RawServer(head, [body[: len(body) // 2]]) as url, ArgoCDClient(url, "t", retries=1) as client:
+        with pytest.raises(ArgoCDError, match=r"^cannot reach Argo CD at http://127\.0\.0\.1:\d+: "):
+            await client.applications(lean=True)
+    # a body that ends early but says nothing of its length: the JSON itself is found incomplete
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n"
+    async with _RawServer(head, [body[:-2]]) as url, ArgoCDClient(url, "t", retries=0) as client:
+        with pytest.raises(ArgoCDError, match="not JSON .200, application/json."):
+            await client.applications()
