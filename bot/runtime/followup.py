@@ -38,6 +38,7 @@ from bot.runtime.services import Services
 from bot.runtime.systemfix import SystemFix
 from bot.runtime.weekly import WeeklyReport
 from bot.slack.render.fixes import PRLink, fix_notice
+from bot.sources.applist import BRIEF
 from bot.sources.git import GitHost, GitHostError, RepoRef
 from bot.store.state import ReportState
 from bot.wording import slack as wording
@@ -125,7 +126,7 @@ class PRFollowUp:
         first = record.get("waiting") is None  # the merge seen for the first time
         waiting = sorted(record.get("threads") or {}) if first else [str(k) for k in record.get("waiting") or []]
         async with self.s.argocd() as argocd:
-            apps = await argocd.applications(lean=True)  # names, namespaces and sync status are all it reads
+            apps = await argocd.applications(keep=BRIEF)  # names, namespaces and sync status are all it reads
         listed = {app_key(str(a["metadata"]["name"]), a["metadata"].get("namespace")): a
                   for a in apps if (a.get("metadata") or {}).get("name")}  # fmt: skip
         system = SystemFix(self.s, self.fixes, self.fixes.owner)

@@ -31,6 +31,7 @@ from bot.intake.jobs import DEDUPE_TTL_S, WebhookBody, WebhookJob
 from bot.runtime.overview import DriftOverview
 from bot.runtime.services import Services
 from bot.runtime.weekly import WeeklyReport
+from bot.sources.applist import LEAN
 from bot.sources.argocd import ArgoCDError
 from bot.store import drift_start
 
@@ -85,7 +86,7 @@ class Sweep:
     async def run(self) -> int:
         """Queue the alerts Argo CD did not send; how many were queued."""
         async with self.s.argocd() as argocd:
-            apps = await argocd.applications(lean=True)
+            apps = await argocd.applications(keep=LEAN)
         queued = 0
         now = time.time()
         out_of_sync: set[str] = set()

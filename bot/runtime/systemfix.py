@@ -48,6 +48,7 @@ from bot.slack.render.fixes import (
     pr_opened_message,
 )
 from bot.slack.render.fleet import system_approval_message
+from bot.sources.applist import BRIEF
 from bot.sources.argocd import ArgoCDClient
 from bot.sources.git import (
     GitHost,
@@ -82,7 +83,7 @@ class SystemFix:
         (a storm: reading them would read every app twice), else it is read too (a muted app among many stays pending
         until its mute ends and it is analysed). ``AppObjects(None)`` when unreadable."""
         listed = []
-        for app in await argocd.applications(lean=True):
+        for app in await argocd.applications(keep=BRIEF):
             meta = app.get("metadata") or {}
             if meta.get("name"):
                 listed.append((app_key(str(meta["name"]), meta.get("namespace")), app))

@@ -4,9 +4,10 @@
 resource, conditions...); decoded at once, 1,000 of them are 20-100 MB of dicts in a replica for the few fields a
 sweep or a fleet check reads. :class:`ItemReader` decodes the body one item at a time while it arrives
 (``json.JSONDecoder.raw_decode`` on the text not yet decoded: never the whole body, nor the decoded list) and hands
-each to ``keep``; :func:`lean_application` keeps :data:`LEAN` of it (the sweep's alert body and its settled-after-sync
-test, the fleet index's stamp, the names and projects of :class:`bot.sources.argocd.AppList`). A caller that needs
-more of each Application (``cmfile``: its source and destination) asks for whole ones.
+each to ``keep``; :class:`Keep` keeps :data:`LEAN` of it (the sweep's alert body and its settled-after-sync test) or
+:data:`BRIEF` (the names and projects of :class:`bot.sources.argocd.AppList`, the fleet check's stamps, the
+follow-up's sync status), with the strings it keeps shared. A caller that needs more of each Application
+(``cmfile``: its source and destination) asks for whole ones.
 
 Argo CD's own ``fields=`` parameter of the list cannot do this: in Argo CD 3.x it selects only from a fixed set
 (``metadata.name``, ``spec``, ``status.sync.status``, ...; ``server/application/forwarder_overwrite.go``), which lacks
@@ -41,23 +42,41 @@ LEAN: Shape = {
         "resources": {"[]": _RESOURCE},
     },
 }
-"""What is kept of each listed Application: ``None`` keeps the whole value, a dict keeps those keys of a dict value,
-``{"[]": shape}`` keeps the shape of each item of a list value."""
+"""What the sweep keeps of each listed Application (its alert body and its settled-after-sync test): ``None`` keeps
+the whole value, a dict keeps those keys of a dict value, ``{"[]": shape}`` keeps the shape of each item of a list
+value."""
+BRIEF: Shape = {
+    "metadata": {"name": None, "namespace": None},
+    "spec": {"project": None},
+    "status": {
+        "sync": {"status": None, "revision": None, "revisions": None},
+        "operationState": {"startedAt": None, "finishedAt": None},
+    },
+}
+"""What the other readers of the list keep: the names, namespace and project, the sync status, and the fleet index's
+stamp (:func:`bot.store.fleetobjects.stamp_of`); not the resources, most of a lean Application."""
 
 
-def _project(value: Any, shape: Shape | None) -> Any:
-    if shape is None:
-        return value
-    if "[]" in shape:
-        return [_project(v, shape["[]"]) for v in value] if isinstance(value, list) else value
-    if not isinstance(value, dict):
-        return value
-    return {k: _project(value[k], sub) for k, sub in shape.items() if k in value}
+class Keep:
+    """The projection of each Application of one list to ``shape`` (a key the Application lacks stays absent), with
+    the strings it keeps shared: a list repeats its namespaces, statuses, kinds and revisions in every item, and
+    each item decoded on its own has its own copy of them."""
 
+    def __init__(self, shape: Shape) -> None:
+        self.shape = shape
+        self._strings: dict[str, str] = {}
 
-def lean_application(app: Obj) -> Obj:
-    """``app`` with only :data:`LEAN` of it (a key the Application lacks stays absent)."""
-    return _project(app, LEAN)  # type: ignore[no-any-return]
+    def __call__(self, app: Obj) -> Obj:
+        return self._project(app, self.shape)  # type: ignore[no-any-return]
+
+    def _project(self, value: Any, shape: Shape | None) -> Any:
+        if shape is None:
+            return self._strings.setdefault(value, value) if isinstance(value, str) else value
+        if "[]" in shape:
+            return [self._project(v, shape["[]"]) for v in value] if isinstance(value, list) else value
+        if not isinstance(value, dict):
+            return value
+        return {k: self._project(value[k], sub) for k, sub in shape.items() if k in value}
 
 
 _DECODER = json.JSONDecoder()

@@ -41,7 +41,7 @@ from urllib.parse import quote
 import httpx
 
 from bot.errors import UpstreamError
-from bot.sources.applist import ItemReader, lean_application
+from bot.sources.applist import BRIEF, ItemReader, Keep, Shape
 from bot.wording import cli as wording
 
 log = logging.getLogger(__name__)
@@ -189,16 +189,16 @@ class ArgoCDClient:
         """``GET /api/v1/projects/{name}``: the AppProject (``projects, get`` in Argo CD's RBAC)."""
         return await self._get(f"/api/v1/projects/{quote(name, safe='')}", {})
 
-    async def applications(self, selector: str | None = None, *, lean: bool = False) -> list[dict[str, Any]]:
-        """The Applications Argo CD lists; ``lean``: each with only what the sweep, the fleet check and the names
-        read of it (:func:`bot.sources.applist.lean_application`), decoded one at a time (a fleet's whole list
+    async def applications(self, selector: str | None = None, *, keep: Shape | None = None) -> list[dict[str, Any]]:
+        """The Applications Argo CD lists, whole, or each with only ``keep`` of it (``applist.LEAN``, ``BRIEF``:
+        :class:`bot.sources.applist.Keep`), decoded one at a time while the list arrives (a fleet's whole list
         decoded at once is tens of MB)."""
         params = {"selector": selector} if selector else {}
         path = "/api/v1/applications"
         # read as it arrives: a fleet's list is megabytes, and its bytes, its text and the decoded list never exist
         # at once (only the text not yet decoded and the items kept)
         resp = await self._response(path, params, stream=True)
-        reader = ItemReader(lean_application if lean else None)
+        reader = ItemReader(Keep(keep) if keep is not None else None)
         items: list[dict[str, Any]] = []
         try:
             async for piece in resp.aiter_text():
@@ -355,9 +355,9 @@ class ArgoCDClient:
         """Argo CD answers 403 for an app that does not exist: tell the two apart when the list allows."""
         try:
             if self._app_list is not None:
-                visible = await self._app_list.get(partial(self.applications, lean=True))
+                visible = await self._app_list.get(partial(self.applications, keep=BRIEF))
             else:
-                visible = _names(await self.applications(lean=True))
+                visible = _names(await self.applications(keep=BRIEF))
         except ArgoCDError:
             return err
         names = sorted({n for n, _ in visible})

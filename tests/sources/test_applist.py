@@ -23,7 +23,7 @@ from bot.demo import EXAMPLES
 from bot.demo.fake_argocd import app_from_case
 from bot.intake.jobs import WebhookBody
 from bot.runtime.sweep import settled_after_sync, synced_git_revision
-from bot.sources.applist import ItemReader, lean_application
+from bot.sources.applist import BRIEF, LEAN, ItemReader, Keep
 from bot.sources.argocd import ArgoCDClient, ArgoCDError, _names
 from bot.store.fleetobjects import stamp_of
 from tests.fakes.argocd import FakeArgoCD
@@ -45,19 +45,39 @@ def argocd() -> Iterator[FakeArgoCD]:
     fake.__exit__(None, None, None)
 
 
-async def test_the_lean_list_gives_the_sweep_and_the_fleet_check_what_the_whole_list_gives(argocd: FakeArgoCD) -> None:
+async def test_the_lean_list_gives_the_sweep_and_the_brief_one_the_others_what_the_whole_list_gives(
+    argocd: FakeArgoCD,
+) -> None:
     async with ArgoCDClient(argocd.url, argocd.token) as client:
         whole = await client.applications()
-        lean = await client.applications(lean=True)
-    assert len(whole) == len(lean) == len(CASES) > 3
-    for full, slim in zip(whole, lean, strict=True):
-        assert len(json.dumps(slim)) < len(json.dumps(full))
+        lean = await client.applications(keep=LEAN)
+        brief = await client.applications(keep=BRIEF)
+    assert len(whole) == len(lean) == len(brief) == len(CASES) > 3
+    for full, slim, least in zip(whole, lean, brief, strict=True):
+        assert len(json.dumps(least)) < len(json.dumps(slim)) < len(json.dumps(full))
+        # the sweep: its alert body and its settled-after-sync test
         assert WebhookBody.of_application(slim) == WebhookBody.of_application(full)
         assert WebhookBody.of_application(slim) is not None
         assert settled_after_sync(slim, 2e9) == settled_after_sync(full, 2e9)
         assert synced_git_revision(slim) == synced_git_revision(full)
-        assert stamp_of(slim) == stamp_of(full)
-    assert _names(lean) == _names(whole)
+        # the fleet check's stamp and drift, the follow-up's sync status, the names and projects
+        assert stamp_of(least) == stamp_of(slim) == stamp_of(full)
+        assert least["status"]["sync"]["status"] == full["status"]["sync"]["status"]
+        assert least["metadata"] == {k: full["metadata"][k] for k in ("name", "namespace") if k in full["metadata"]}
+    assert _names(brief) == _names(lean) == _names(whole)
+
+
+def test_the_strings_kept_of_a_list_are_shared_between_its_applications() -> None:
+    keep = Keep(LEAN)
+    apps = [json.loads(json.dumps({"metadata": {"name": f"a{i}", "namespace": "argocd"},
+                                   "status": {"sync": {"status": "OutOfSync", "revision": "r" * 40},
+                                              "resources": [{"kind": "Deployment", "name": "web"}]}}))
+            for i in range(3)]  # fmt: skip
+    kept = [keep(a) for a in apps]
+    assert kept[0]["metadata"]["namespace"] is kept[2]["metadata"]["namespace"]
+    assert kept[0]["status"]["sync"]["revision"] is kept[1]["status"]["sync"]["revision"]
+    assert kept[0]["status"]["resources"][0]["kind"] is kept[2]["status"]["resources"][0]["kind"]
+    assert [k["metadata"]["name"] for k in kept] == ["a0", "a1", "a2"] and kept == [Keep(LEAN)(a) for a in apps]
 
 
 def test_items_are_decoded_one_at_a_time_as_json_would() -> None:
@@ -144,7 +164,7 @@ def test_the_lean_application_keeps_only_what_is_read() -> None:
                       "operationState": {"phase": "Succeeded", "syncResult": {"revision": "abc", "resources": [{}]}},
                       "resources": [{"kind": "Deployment", "name": "w", "status": "OutOfSync", "health": {}}]},
            }  # fmt: skip
-    assert lean_application(app) == {
+    assert Keep(LEAN)(app) == {
         "metadata": {"name": "a", "namespace": "argocd"}, "spec": {"project": "p"},
         "status": {"sync": {"status": "OutOfSync", "revision": "abc"},
                    "operationState": {"phase": "Succeeded", "syncResult": {"revision": "abc"}},
@@ -157,7 +177,7 @@ async def test_a_list_that_is_not_json_is_said_in_words() -> None:
 
     async with ArgoCDClient("http://argocd.test", "t", transport=httpx.MockTransport(handler), retries=0) as client:
         with pytest.raises(ArgoCDError, match="not JSON .200, text/html.: ARGOCD_URL must be the Argo CD API server"):
-            await client.applications(lean=True)
+            await client.applications(keep=BRIEF)
 
 
 class _RawServer:
@@ -199,7 +219,7 @@ async def test_the_list_is_decoded_while_it_arrives_in_small_chunks_through_the_
     head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
     async with _RawServer(head, _chunked(body, 7)) as url, ArgoCDClient(url, "t", retries=0) as client:
         assert await client.applications() == apps  # split inside names, numbers and two-byte characters
-        assert [a["metadata"]["name"] for a in await client.applications(lean=True)] == [f"app-{i}" for i in range(40)]
+        assert [a["metadata"]["name"] for a in await client.applications(keep=BRIEF)] == [f"app-{i}" for i in range(40)]
 
 
 async def test_a_list_cut_short_is_said_in_words_not_taken_for_a_shorter_list() -> None:
@@ -207,7 +227,7 @@ async def test_a_list_cut_short_is_said_in_words_not_taken_for_a_shorter_list() 
     head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(body)
     async with _RawServer(head, [body[: len(body) // 2]]) as url, ArgoCDClient(url, "t", retries=1) as client:
         with pytest.raises(ArgoCDError, match=r"^cannot reach Argo CD at http://127\.0\.0\.1:\d+: "):
-            await client.applications(lean=True)
+            await client.applications(keep=BRIEF)
     # a body that ends early but says nothing of its length: the JSON itself is found incomplete
     head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n"
     async with _RawServer(head, [body[:-2]]) as url, ArgoCDClient(url, "t", retries=0) as client:
