@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -30,7 +32,10 @@ def test_demo_reports_print_every_example(capsys: pytest.CaptureFixture[str]) ->
     assert "autoscaler (confirmed)" in out and "mutating-webhook" in out
 
 
-def test_demo_runs_the_whole_pipeline_offline(capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_runs_the_whole_pipeline_offline(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the demo keeps the drift pages it saves
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     for app in ("checkout", "flights-search", "tenant-guard"):

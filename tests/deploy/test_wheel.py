@@ -171,8 +171,12 @@ def test_wheel_leaves_the_tests_fakes_out(installed: Installed) -> None:
 def test_demo_runs_from_the_wheel_in_a_fresh_venv_as_the_image_user(installed: Installed) -> None:
     bin_ = installed.venv / "bin"
     # the image's environment: its PATH and user, no HOME of its own, nothing of this checkout
+    # a temporary folder of this venv's (removed with it): the demo keeps the drift pages it saves there
+    tmp = installed.venv.parent / "tmp"
+    tmp.mkdir(exist_ok=True)
+    tmp.chmod(0o1777)
     env = {"PATH": f"{bin_}:/usr/local/bin:/usr/bin:/bin", "HOME": "/nonexistent", "PYTHONDONTWRITEBYTECODE": "1",
-           "LANG": "C.UTF-8"}  # fmt: skip
+           "LANG": "C.UTF-8", "TMPDIR": str(tmp)}  # fmt: skip
     # as uid 10001 where this test can switch users and that uid can run the interpreter; else as this user
     switch = os.geteuid() == 0 and _world_runnable(bin_ / "python")
     as_image_user: dict[str, Any] = {"user": 10001, "group": 10001, "extra_groups": []} if switch else {}
@@ -196,6 +200,7 @@ def test_demo_runs_from_the_wheel_in_a_fresh_venv_as_the_image_user(installed: I
     # the drift page, rendered from the wheel's templates and served behind each thread's Full diff link
     saved = re.findall(r"/view/\S+ -> 200, saved as (\S+\.html)", demo.stdout)
     assert len(saved) == 3 and all("<!DOCTYPE html>" in Path(p).read_text()[:100] for p in saved)
+    assert all(Path(p).is_relative_to(tmp) for p in saved)
 
 
 def _locked() -> dict[str, tuple[Version, str]]:
