@@ -125,6 +125,7 @@ class Digest:
         buttons = await self._buttons(listed) if len(listed) <= MAX_BLOCKS else None
         message = digest_message(entries, buttons, reasons=reasons)
         grouped = not lines_fit(entries, buttons, reasons)
+        del entries  # a report per app listed: not held while the state of a thousand apps is written
         if current and ref is not None:
             await self.s.outbox.update(ref.channel, ref.ts, message)
             channel, ts, started = ref.channel, ref.ts, drift_start(ref)

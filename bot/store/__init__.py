@@ -12,8 +12,9 @@ One interface, :class:`Store`, two implementations:
 Guarantees common to both:
 
 * every key has a bounded lifetime (the table below), so the store never grows without limit;
-* values are JSON: what comes back from :meth:`Store.get_state` or :meth:`Store.get_thread` is a copy, never
-  the caller's object, and a payload that is not JSON-serialisable is refused (``TypeError``) by both;
+* values are JSON: what comes back from :meth:`Store.get_thread` is a copy, never the caller's object, and a
+  payload that is not JSON-serialisable is refused (``TypeError``) by both; a button's state is kept as the JSON
+  text its model wrote (:class:`bot.store.state.StateModel`) and given back as that text;
 * state ids handed to Slack are opaque (``<kind>:<16 random url-safe chars>``, at most 49 characters) and an id
   that does not have that shape is answered with ``None`` without touching Redis, because button values come
   back from the outside world;

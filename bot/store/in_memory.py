@@ -110,20 +110,19 @@ class MemoryStore:
     async def forget_drifting(self, app_key: str) -> None:
         self._drifting.pop(app_key, None)
 
-    async def put_state(self, kind: str, payload: dict[str, Any], ttl_s: int) -> str:
+    async def put_state(self, kind: str, value: str, ttl_s: int) -> str:
         state_id = new_state_id(kind)
-        # Stored as JSON, like Redis: same refusal of unserialisable payloads, and no aliasing with the caller.
-        self._states[state_id] = (json.dumps(payload), self._clock() + ttl_s)
+        self._states[state_id] = (value, self._clock() + ttl_s)
         self._wrote()
         return state_id
 
-    async def get_state(self, state_id: str) -> dict[str, Any] | None:
+    async def get_state(self, state_id: str) -> str | bytes | None:
         if not STATE_ID.fullmatch(state_id):
             return None
         hit = self._states.get(state_id)
         if hit is None or hit[1] <= self._clock():
             return None
-        return json_object(hit[0])
+        return hit[0]
 
     async def set_mute(self, app_key: str, until: float, by: str) -> None:
         self._mutes[app_key] = (until, by)

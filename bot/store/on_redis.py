@@ -127,19 +127,18 @@ class RedisStore:
         with self._guard("forget_drifting"):
             await self._r.zrem(f"{self._p}drifting", app_key)
 
-    async def put_state(self, kind: str, payload: dict[str, Any], ttl_s: int) -> str:
+    async def put_state(self, kind: str, value: str, ttl_s: int) -> str:
         state_id = new_state_id(kind)
-        value = json.dumps(payload)  # before the guard: an unserialisable payload is a bug, not an outage
         with self._guard("put_state"):
             await self._r.set(f"{self._p}state:{state_id}", value, ex=ttl_s)
         return state_id
 
-    async def get_state(self, state_id: str) -> dict[str, Any] | None:
+    async def get_state(self, state_id: str) -> str | bytes | None:
         if not STATE_ID.fullmatch(state_id):
             return None
         with self._guard("get_state"):
-            raw = await self._r.get(f"{self._p}state:{state_id}")
-        return json_object(raw)
+            raw: str | bytes | None = await self._r.get(f"{self._p}state:{state_id}")
+        return raw
 
     async def set_mute(self, app_key: str, until: float, by: str) -> None:
         value = json.dumps({"until": until, "by": by})

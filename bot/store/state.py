@@ -36,7 +36,9 @@ class StateModel(BaseModel):
     KIND: ClassVar[str]
 
     async def save(self, store: Store, ttl_s: int) -> str:
-        return await store.put_state(self.KIND, self.model_dump(mode="json"), ttl_s)
+        # JSON written by pydantic-core from the model: no dict copy of the state (a digest's is a thousand apps,
+        # rewritten at every flush)
+        return await store.put_state(self.KIND, self.model_dump_json(), ttl_s)
 
     @classmethod
     async def load(cls, store: Store, state_id: str) -> Self | None:
@@ -46,7 +48,7 @@ class StateModel(BaseModel):
         if raw is None:
             return None
         try:
-            return cls.model_validate(raw)
+            return cls.model_validate_json(raw)
         except ValidationError:
             log.warning("unreadable %s state %s; treated as expired", cls.KIND, state_id)
             return None

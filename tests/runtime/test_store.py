@@ -193,8 +193,8 @@ async def test_redis_thread_map_tolerates_unknown_fields_and_garbage(redis_url: 
 # --- button state ---------------------------------------------------------------------------------------------
 
 
-async def test_state_ids_are_opaque_short_and_resolve_to_a_copy(kit: StoreKit) -> None:
-    payload: dict[str, Any] = {"app": "payments-api", "report": {"causes": [1, 2]}, "who": None}
+async def test_state_ids_are_opaque_short_and_resolve_to_the_text_kept(kit: StoreKit) -> None:
+    payload = json.dumps({"app": "payments-api", "report": {"causes": [1, 2]}, "who": None, "é": "ü"})
 
     async with kit.open() as s:
         sid = await s.put_state("diff", payload, 600)
@@ -202,20 +202,17 @@ async def test_state_ids_are_opaque_short_and_resolve_to_a_copy(kit: StoreKit) -
         assert re.fullmatch(r"diff:[A-Za-z0-9_-]{16}", sid)
         assert sid != other
         assert "payments" not in sid  # opaque: nothing of the payload leaks into the id
-        longest = await s.put_state("k" * 32, {}, 600)
+        longest = await s.put_state("k" * 32, "{}", 600)
         assert len(sid) <= 100 and len(longest) <= 100
         got = await s.get_state(sid)
-        assert got == payload
-        assert got is not None
-        got["report"]["causes"].append(3)
-        assert await s.get_state(sid) == payload
+        assert got is not None and json.loads(got) == json.loads(payload)
 
 
 async def test_state_expires_after_its_ttl(kit: StoreKit) -> None:
     async with kit.open() as s:
-        sid = await s.put_state("approve", {"pr": 7}, 600)
+        sid = await s.put_state("approve", '{"pr": 7}', 600)
         await kit.advance(599)
-        assert await s.get_state(sid) == {"pr": 7}
+        assert json.loads(await s.get_state(sid) or "null") == {"pr": 7}
         await kit.advance(2)
         assert await s.get_state(sid) is None
 
@@ -230,13 +227,11 @@ async def test_malformed_or_unknown_state_ids_are_none(kit: StoreKit, state_id: 
         assert await s.get_state("diff:" + "A" * 16) is None  # well-formed, never issued
 
 
-async def test_put_state_refuses_bad_kinds_and_unserialisable_payloads(kit: StoreKit) -> None:
+async def test_put_state_refuses_bad_kinds(kit: StoreKit) -> None:
     async with kit.open() as s:
         for kind in ["", "Diff", "a:b", "k" * 33, "1abc"]:
             with pytest.raises(ValueError):
-                await s.put_state(kind, {}, 60)
-        with pytest.raises(TypeError):
-            await s.put_state("diff", {"when": object()}, 60)
+                await s.put_state(kind, "{}", 60)
 
 
 # --- mutes ----------------------------------------------------------------------------------------------------
@@ -529,7 +524,7 @@ async def test_redis_uses_exactly_the_documented_keys_each_with_a_ttl(redis_url:
         now = time.time()
         await store.first_seen("k", 120)
         await store.save_thread(REF, "argocd/web")
-        sid = await store.put_state("diff", {"x": 1}, 600)
+        sid = await store.put_state("diff", '{"x": 1}', 600)
         await store.set_mute("argocd/web", now + 3600, "U1")
         await store.note_alert("argocd/web", now, 300)
         await store.add_to_digest("argocd/web", {"x": 1})
@@ -582,7 +577,7 @@ STORE_OPS: list[tuple[str, Callable[[RedisStore], Awaitable[object]]]] = [
     ("forget", lambda s: s.forget("k")),
     ("get_thread", lambda s: s.get_thread("a")),
     ("save_thread", lambda s: s.save_thread(REF, "a")),
-    ("put_state", lambda s: s.put_state("diff", {}, 60)),
+    ("put_state", lambda s: s.put_state("diff", "{}", 60)),
     ("get_state", lambda s: s.get_state("diff:" + "A" * 16)),
     ("set_mute", lambda s: s.set_mute("a", time.time() + 60, "U1")),
     ("mute_until", lambda s: s.mute_until("a", time.time())),
