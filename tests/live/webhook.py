@@ -69,7 +69,8 @@ class _Handler(BaseHTTPRequestHandler):
         if ops:
             response["patchType"] = "JSONPatch"
             response["patch"] = base64.b64encode(json.dumps(ops).encode()).decode()
-        self.server.calls.append((request["operation"], bool(request.get("dryRun")), request["namespace"]))
+        # a cluster-scoped object's review has no namespace (omitempty): "" as the API server's own types say
+        self.server.calls.append((request["operation"], bool(request.get("dryRun")), request.get("namespace", "")))
         body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response})
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
