@@ -82,6 +82,14 @@ class FleetLines:
         rule, state = await self.system.prepare(group, threads)
         if rule is None:
             return
+        # what the check found, in the log: the line said in each thread carries it until the next check
+        log.info(
+            "fleet check of %s (%d apps, %d checked): %s",
+            group.signature,
+            len(group.apps),
+            rule.radius.checked,
+            rule.refusal or ("rule offered" if state is not None else "rule found, no Git provider to offer it"),
+        )
         offer = SystemOffer(state, rule_text(rule), rule.key, len(group.apps)) if state is not None else None
         await self.s.store.fleet.put_offer(group.sig_id, {
             **(asdict(offer) if offer is not None else {}), "at": time.time(), "value": rule.value, "key": rule.key,
