@@ -80,10 +80,10 @@ from bot.store.base import (
     Store,
     StoreUnavailable,
     drift_start,
-    json_object,
     text,
 )
 from bot.store.connection import RedisGuard, connect
+from bot.store.fleetentry import json_object
 from bot.store.in_memory import MemoryStore
 from bot.store.on_redis import RedisStore
 from bot.store.records import ThreadRef

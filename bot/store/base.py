@@ -6,7 +6,6 @@ Nothing here touches Redis; :mod:`bot.store.on_redis` and :mod:`bot.store.in_mem
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import secrets
@@ -14,6 +13,7 @@ from typing import Any, Protocol
 
 from bot.errors import ArgoWhyError
 from bot.store.fleet import FleetIndex
+from bot.store.fleetentry import json_object
 from bot.store.fleetobjects import FleetObjects
 from bot.store.records import ThreadRef
 
@@ -205,17 +205,6 @@ def thread_from_json(raw: str, app_key: str) -> ThreadRef | None:
         log.warning("unreadable thread map entry for %s; starting a new thread", app_key)
         return None
     return ThreadRef.from_json_dict(data, app_key)
-
-
-def json_object(raw: str | bytes | None) -> dict[str, Any] | None:
-    """``raw`` parsed as a JSON object; ``None`` when absent, unparsable or not an object."""
-    if raw is None:
-        return None
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def fresh_approvals(raw: dict[str, Any], now: float, ttl_s: int) -> dict[str, dict[str, Any]]:

@@ -108,6 +108,7 @@ def object_of(raw: str | bytes | None) -> dict[str, Any] | None:
 
 
 def json_object(raw: str | bytes | None) -> dict[str, Any] | None:
+    """``raw`` parsed as a JSON object; ``None`` when absent, unparsable or not an object."""
     try:
         value = json.loads(raw) if raw is not None else None
     except ValueError:

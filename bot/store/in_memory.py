@@ -20,11 +20,11 @@ from bot.store.base import (
     THREAD_TTL_S,
     drift_start,
     fresh_approvals,
-    json_object,
     new_state_id,
     thread_from_json,
 )
 from bot.store.fleet import MemoryFleetIndex
+from bot.store.fleetentry import json_object
 from bot.store.fleetobjects import MemoryFleetObjects
 from bot.store.records import ThreadRef
 

@@ -23,13 +23,13 @@ from bot.store.base import (
     THREAD_TTL_S,
     drift_start,
     fresh_approvals,
-    json_object,
     new_state_id,
     text,
     thread_from_json,
 )
 from bot.store.connection import RedisGuard, connect
 from bot.store.fleet import RedisFleetIndex
+from bot.store.fleetentry import json_object
 from bot.store.fleetobjects import RedisFleetObjects
 from bot.store.records import ThreadRef
 
