@@ -8,7 +8,7 @@ already masked where they belong to a Secret.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from bot.wording import report as wording
 
@@ -413,3 +413,27 @@ class Alert:
             revision=text("revision"),
             unsettled_syncs=int(facts.get("syncs_same_revision_last_hour") or 0),
         )
+
+
+@dataclass(frozen=True)
+class Buttons:
+    """Opaque state ids (kept in Redis by the caller), used as the buttons' values."""
+
+    show_diff: str
+    mute: str
+    recheck: str
+
+
+class DigestSummary(NamedTuple):
+    """What a digest shows of one app's report, kept instead of the report: a digest may list a thousand apps, and
+    each flush renders every one of them (``bot.slack.render.digest.digest_summary`` makes it)."""
+
+    state: Literal["drift", "one-sided", "clean", "pending", "failed", "synced"]
+    differences: int = 0
+    """How many findings (a drifting app)."""
+    cause: str = ""
+    """The cause most of its findings have (a drifting app), as in ``Finding.cause``."""
+    writer: str = ""
+    """Who writes that cause's fields, named so that apps hit by the same writer share it ("" when nobody is named)."""
+    warned: bool = False
+    """The report has a warning, shown beside the app's line."""

@@ -6,10 +6,12 @@ at any point loses nothing: the next flush, on whichever replica leads, lists it
 (the outbox key ``parent:__digest__``); until ``DIGEST_WINDOW_SECONDS`` have passed without a new app (the window
 slides with the burst, as the count of alerts that sends apps to the digest does) the same message is updated with
 every new app, however long the burst lasts; the apps it lists are kept with it (:class:`DigestState`), so any replica
-continues it. Every drifting app the digest lists gets a thread record pointing at the digest message
-(``ThreadRef.in_digest``) unless it has a parent of its own, so that the sweep, the reminders and the daily
-summary see it like any other drifting app. When its window has passed, a digest too long for one line per app
-gets the full list of its apps as a CSV file in its thread (once) and says so.
+continues it. What is kept of each app is a summary of its report (:class:`DigestRow`), made once when it joins: a
+flush reads, renders and writes the state of every app listed (a storm's thousand), never a thousand reports. Every
+drifting app the digest lists gets a thread record pointing at the digest message (``ThreadRef.in_digest``) unless it
+has a parent of its own, so that the sweep, the reminders and the daily summary see it like any other drifting app.
+When its window has passed, a digest too long for one line per app gets the full list of its apps as a CSV file in
+its thread (once) and says so.
 
 One digest per channel: every buffered alert carries its app's channel (:mod:`bot.runtime.routes`), and each channel
 has a digest message of its own (thread-map key ``__digest__`` for ``SLACK_CHANNEL``, ``__digest__:<channel ID>`` for
@@ -31,14 +33,15 @@ import time
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from bot.model import report_from_dict
 from bot.runtime.alerts import Alerts
 from bot.runtime.serial import leased
 from bot.runtime.services import Services
-from bot.slack.render import Alert, Buttons, Message, digest_message
+from bot.slack.render import Message, digest_message
 from bot.slack.render.blocks import MAX_BLOCKS
-from bot.slack.render.digest import DigestEntry, digest_list, lines_fit
+from bot.slack.render.digest import DigestEntry, digest_list, digest_summary, lines_fit
 from bot.store import ThreadRef, drift_start, json_object
-from bot.store.state import DigestItem, DigestState
+from bot.store.state import DigestItem, DigestRow, DigestState
 from bot.wording import slack as wording
 from bot.wording.report import plural
 
@@ -56,13 +59,14 @@ def digest_key(channel: str, default: str) -> str:
     return DIGEST_KEY if channel == default else f"{DIGEST_KEY}:{channel}"
 
 
-def _entries(items: dict[str, DigestItem]) -> tuple[list[DigestEntry], dict[str, str]]:
+def _entries(rows: dict[str, DigestRow]) -> tuple[list[DigestEntry], dict[str, str]]:
     entries: list[DigestEntry] = []
     reasons: dict[str, str] = {}
-    for _, i in sorted(items.items()):
-        entries.append((i.alert, i.parsed_report()))
-        if i.reason:
-            reasons[i.alert.app] = i.reason
+    for _, r in sorted(rows.items()):
+        summary = r.summary or digest_summary(r.alert, report_from_dict(r.report or {}))
+        entries.append((r.alert, summary))
+        if r.reason:
+            reasons[r.alert.app] = r.reason
     return entries, reasons
 
 
@@ -116,16 +120,22 @@ class Digest:
             if raw:
                 await self.s.store.take_from_digest(raw)
             return 0
-        listed: dict[str, DigestItem] = {}
+        listed: dict[str, DigestRow] = {}
         if current and ref is not None:
             previous = await DigestState.load(self.s.store, ref.fingerprint)
             listed = dict(previous.items) if previous else {}
-        listed.update(new)
+        few = len(listed.keys() | new.keys()) <= MAX_BLOCKS  # one line per app: each with its "Show details"
+        for app_key, item in sorted(new.items()):
+            listed[app_key] = await self._row(app_key, item, few)
+        for app_key, r in sorted(listed.items()):  # a row kept before summaries were: made again from its report
+            if few and r.buttons is None and r.report is not None:
+                old = DigestItem(alert=r.alert, report=r.report, reason=r.reason)
+                listed[app_key] = await self._row(app_key, old, True)
         entries, reasons = _entries(listed)
-        buttons = await self._buttons(listed) if len(listed) <= MAX_BLOCKS else None
+        buttons = {r.alert.app: r.buttons for r in listed.values() if r.buttons is not None} if few else None
         message = digest_message(entries, buttons, reasons=reasons)
         grouped = not lines_fit(entries, buttons, reasons)
-        del entries  # a report per app listed: not held while the state of a thousand apps is written
+        del entries
         if current and ref is not None:
             await self.s.outbox.update(ref.channel, ref.ts, message)
             channel, ts, started = ref.channel, ref.ts, drift_start(ref)
@@ -157,13 +167,12 @@ class Digest:
             await self.s.store.save_thread(ThreadRef(app=key, channel=channel, ts=ts, fingerprint="", status="drift",
                                                      updated=now, since=since, in_digest=True), key)  # fmt: skip
 
-    async def _buttons(self, listed: dict[str, DigestItem]) -> dict[str, Buttons]:
-        """ "Show details" for every app, when the digest may show one line per app."""
-        out: dict[str, Buttons] = {}
-        for key, i in sorted(listed.items()):
-            a: Alert = i.alert
-            out[a.app] = await self.alerts.controls(key, a.app, a.app_namespace, a, i.parsed_report())
-        return out
+    async def _row(self, key: str, item: DigestItem, buttons: bool) -> DigestRow:
+        """What the digest keeps of an app joining it: its summary, and the state behind its "Show details" button
+        (``buttons``: when the digest may show one line per app)."""
+        a, report = item.alert, item.parsed_report()
+        ids = await self.alerts.controls(key, a.app, a.app_namespace, a, report) if buttons else None
+        return DigestRow(alert=a, summary=digest_summary(a, report), reason=item.reason, buttons=ids)
 
     async def _close(self, ref: ThreadRef, key: str) -> None:
         """The window has passed: a grouped digest gets the full list of its apps in its thread, once."""

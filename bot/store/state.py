@@ -19,9 +19,9 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.model import Alert, ComparedObject, Finding, Report, report_from_dict
+from bot.model import Alert, Buttons, ComparedObject, DigestSummary, Finding, Report, report_from_dict
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -134,11 +134,26 @@ class ViewState(StateModel):
         return report
 
 
+class DigestRow(BaseModel):
+    """One app a digest message lists: what its line, its group and its row in the full list need, not its report
+    (the digest's state is read and written whole at every flush, for up to thousands of apps)."""
+
+    alert: Alert
+    summary: DigestSummary | None = None
+    """``None`` only in a row written before summaries were kept: its ``report`` is read instead."""
+    reason: str | None = None
+    """Why the analysis failed (``alert.status`` "failed")."""
+    buttons: Buttons | None = None
+    """The ids behind its "Show details" button, made when it joined a digest short enough for a line per app."""
+    report: dict[str, Any] | None = Field(default=None, exclude=True)
+    """Read from a row written before summaries were kept (the same fields as :class:`DigestItem`); never written."""
+
+
 class DigestState(StateModel):
     """The apps the current digest message lists, by app key, so that a later flush adds to it."""
 
     KIND: ClassVar[str] = "digest"
-    items: dict[str, DigestItem]
+    items: dict[str, DigestRow]
     grouped: bool = False
     """The message groups the apps (too many for a line each): the full list goes into its thread at the end."""
 

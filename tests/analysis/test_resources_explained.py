@@ -475,11 +475,17 @@ def test_the_drift_page_says_which_resources_and_the_fix() -> None:
 
 def test_a_digest_says_an_app_has_resources_only_one_side_has() -> None:
     from bot.slack.render import digest_message
+    from bot.slack.render.digest import digest_summary
     from bot.store.state import DigestItem
 
     report = _one_sided_report()
-    kept = DigestItem.of(hand_alert(), report).parsed_report()  # what the digest keeps in Redis
+    kept = DigestItem.of(hand_alert(), report).parsed_report()  # what the digest buffer keeps in Redis
     assert [r.resource.name for r in kept.resources] == ["old", "settings"]
-    message = digest_message([(hand_alert(), kept), (hand_alert(app="billing"), Report(app="billing"))], None)
+    billing = hand_alert(app="billing")
+    entries = [
+        (hand_alert(), digest_summary(hand_alert(), kept)),
+        (billing, digest_summary(billing, Report(app="billing"))),
+    ]
+    message = digest_message(entries, None)
     text = json.dumps(message.to_dict())
     assert wording_slack.SLACK_DIGEST_STATES["one-sided"] in text and wording_slack.SLACK_DIGEST_STATES["clean"] in text

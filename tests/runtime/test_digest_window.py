@@ -19,11 +19,14 @@ import pytest
 
 from bot.config import Settings
 from bot.demo.runner import webhook_body
+from bot.store.state import DigestItem, DigestState
+from tests.builders import explain_case
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.cases import serve_case
 from tests.fakes.kube import FakeKubernetes
 from tests.fakes.slack import FakeSlack
 from tests.harness.service_kit import CHANNEL, running, service_settings, until
+from tests.paths import CASEBOOK
 
 DIGEST = "__digest__"  # the thread-map key of SLACK_CHANNEL's digest (bot.runtime.digest)
 CASES = ["hpa-replicas-csa", "hpa-replicas-ssa", "manual-kubectl-edit-image", "kubectl-rollout-restart",
@@ -79,3 +82,52 @@ async def test_a_digest_still_taking_apps_after_its_window_stays_one_message(
 async def _closed(store: Any) -> bool:
     ref = await store.get_thread(DIGEST)
     return ref is not None and ref.status == "synced"
+
+
+async def test_a_digest_whose_state_the_previous_release_wrote_is_continued_and_kept_as_summaries(
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+) -> None:
+    """Issue 29: the digest keeps a summary per app, not its report. A digest opened by a replica of the previous
+    release (its state holds each app's report) is still updated in place after an upgrade, with every app's line and
+    "Show details" button, and is written back as summaries."""
+    settings.runtime.digest_threshold = 2
+    settings.runtime.digest_window_s = 600
+    apps = [serve_case(argocd, kube, c) for c in CASES]
+    async with running(settings) as bot:
+        for app in apps[:4]:
+            await bot.webhook(webhook_body(app))
+        await bot.settle()
+        await until(lambda: len(top(slack)) == 3, 10)  # two parents, one digest
+        store = bot.services.store
+
+        async def digest_saved() -> bool:
+            return await store.get_thread(DIGEST) is not None
+
+        await until(digest_saved, 10)
+        ref = await store.get_thread(DIGEST)
+        assert ref is not None
+        state = await DigestState.load(store, ref.fingerprint)
+        assert state is not None and len(state.items) == 2
+        # what the previous release kept: each app's DigestItem, its report included, and no buttons
+        case_of = {a["metadata"]["name"]: c for c, a in zip(CASES, apps, strict=True)}
+        old = {key: DigestItem.of(row.alert, explain_case(CASEBOOK / "cases" / case_of[row.alert.app], row.alert.app))
+               .model_dump(mode="json") for key, row in state.items.items()}  # fmt: skip
+        assert len(old) == 2 and all(item["report"]["findings"] for item in old.values())
+        legacy = await store.put_state("digest", json.dumps({"items": old, "grouped": False}), 3600)
+        await store.save_thread(replace(ref, fingerprint=legacy), DIGEST)
+        for app in apps[4:]:
+            await bot.webhook(webhook_body(app))
+        await bot.settle()
+        names = [a["metadata"]["name"] for a in apps[2:]]
+        await until(lambda: "4 apps went OutOfSync" in top(slack)[-1]["text"], 15)
+        assert len(top(slack)) == 3, [m["text"][:60] for m in top(slack)]
+        lines = [b for b in top(slack)[-1]["blocks"] if b["type"] == "section"][1:]
+        assert [next(n for n in names if f"|{n}>" in b["text"]["text"]) for b in lines] == sorted(names)
+        assert all("top cause" in b["text"]["text"] and b["accessory"]["value"] for b in lines), lines
+        ref = await store.get_thread(DIGEST)
+        assert ref is not None
+        text = await store.get_state(ref.fingerprint)
+        assert text is not None and '"report"' not in str(text) and "findings" not in str(text)
+        kept = DigestState.model_validate_json(text)
+        assert len(kept.items) == 4 and all(r.summary is not None and r.summary.state == "drift" and r.buttons
+                                            for r in kept.items.values())  # fmt: skip

@@ -38,7 +38,7 @@ from bot.slack.render import (
     parent_message,
     thread_messages,
 )
-from bot.slack.render.digest import digest_list
+from bot.slack.render.digest import DigestEntry, digest_list, digest_summary
 from bot.wording import slack as wording
 from bot.wording.report import ALTERNATIVES, FIELDS, MASK, SELF_HEAL_ATTEMPTS, SYNCS, WRITE_LOOP, plural
 from tests.builders import deployment, entry, live_of
@@ -307,6 +307,11 @@ def test_golden_small_messages() -> None:
         assert command in help_text
 
 
+def summarized(items: list[tuple[Alert, Report | None]]) -> list[DigestEntry]:
+    """What the digest is given of each app: its summary, as the runtime keeps it."""
+    return [(alert, digest_summary(alert, report)) for alert, report in items]
+
+
 def test_golden_digest() -> None:
     report = hand_report()
     items: list[tuple[Alert, Report | None]] = []
@@ -314,7 +319,7 @@ def test_golden_digest() -> None:
         status = "failed" if i == 3 else "synced" if i == 7 else "drift"
         items.append((hand_alert(app=f"shop-{i:02d}", status=status), None if i == 5 else report))
     buttons = {f"shop-{i:02d}": Buttons(f"d{i}", f"m{i}", f"r{i}") for i in range(12) if i != 11}
-    message = digest_message(items, buttons)
+    message = digest_message(summarized(items), buttons)
     assert_valid(message)
     sections = [b for b in message.blocks if b["type"] == "section"][1:]
     assert len(sections) == 12  # everything fits: no "more"
@@ -374,7 +379,7 @@ def test_golden_casebook_digest() -> None:
         report, spec = case_report(folder.name)
         items.append((hand_alert(app=spec.get("app") or folder.name), report))
     buttons = {a.app: Buttons(f"d:{a.app}", f"m:{a.app}", f"r:{a.app}") for a, _ in items}
-    message = digest_message(items, buttons)
+    message = digest_message(summarized(items), buttons)
     assert_valid(message)
     check_golden("case-digest", message.to_dict())
 
@@ -441,7 +446,7 @@ def test_two_hundred_findings_stay_within_slack_limits() -> None:
     parent = parent_message(report, alert, BUTTONS)
     thread = thread_messages(report, alert)
     diff, file = diff_message(report, alert)
-    digest = digest_message([(hand_alert(app=f"a{i}"), report) for i in range(80)], None)
+    digest = digest_message(summarized([(hand_alert(app=f"a{i}"), report) for i in range(80)]), None)
     for m in [parent, *thread, diff, digest]:
         assert_valid(m)
     # every finding is in the thread exactly once, in order, and the thread ends with the notes
@@ -494,7 +499,7 @@ def test_worst_case_text_still_fits() -> None:
         parent_message(report, alert, wide),
         *thread_messages(report, alert),
         diff_message(report, alert)[0],
-        digest_message([(alert, report)] * 60, {alert.app: wide}),
+        digest_message(summarized([(alert, report)] * 60), {alert.app: wide}),
         analysis_failed_message(nasty, nasty),
         error_message(nasty),
     ]
@@ -520,8 +525,9 @@ def test_a_digest_too_long_for_a_line_per_app_groups_them_by_cause_and_writer_an
         alert = hand_alert(app=f"app-{i:03d}", status="failed" if i % 100 == 7 else "drift")
         items.append((alert, manual if i % 3 == 0 else hpa))
     buttons = {a.app: Buttons("d", "m", f"recheck-{a.app}") for a, _ in items}
+    entries = summarized(items)
     reasons = {a.app: "Argo CD at https://argocd.example.com failed (503: unavailable)" for a, _ in items}
-    message = digest_message(items, buttons, reasons=reasons)
+    message = digest_message(entries, buttons, reasons=reasons)
     assert_valid(message)
     text = json.dumps(message.blocks, ensure_ascii=False)
     assert "and 9" not in message.text and "more apps" not in text
@@ -529,14 +535,14 @@ def test_a_digest_too_long_for_a_line_per_app_groups_them_by_cause_and_writer_an
     assert sum(counts) == 960 and len(counts) == 3  # manual edits, autoscaler, failed
     assert "rewritten by an autoscaler · kube-controller-manager" in text and "changed by hand · kubectl-edit" in text
     assert "goes into the thread when the burst is over" in text
-    attached = digest_message(items, None, reasons=reasons, listed="attached")
+    attached = digest_message(entries, None, reasons=reasons, listed="attached")
     assert "is attached in the thread" in json.dumps(attached.blocks)
-    rows = list(csv.reader(io.StringIO(digest_list(items, reasons))))
+    rows = list(csv.reader(io.StringIO(digest_list(entries, reasons))))
     assert rows[0][0] == "app" and len(rows) == 961 and {r[0] for r in rows[1:]} == {a.app for a, _ in items}
     failed = next(r for r in rows if r[0] == "app-007")
     assert failed[2] == "the analysis failed" and "503" in failed[6]
-    assert "accessory" not in json.dumps(digest_message(items[:11], None).blocks)
-    few = digest_message(items[:11], buttons)
+    assert "accessory" not in json.dumps(digest_message(entries[:11], None).blocks)
+    few = digest_message(entries[:11], buttons)
     assert len([b for b in few.blocks if "accessory" in b]) == 11  # a line (and a button) per app when they fit
 
 
@@ -607,7 +613,7 @@ def test_user_data_is_escaped() -> None:
         parent_message(report, alert, BUTTONS),
         *thread_messages(report, alert),
         diff_message(report, alert)[0],
-        digest_message([(alert, report)], None),
+        digest_message(summarized([(alert, report)]), None),
         analysis_failed_message(HOSTILE, HOSTILE),
         error_message(HOSTILE),
     ]
@@ -627,7 +633,7 @@ def test_secret_values_never_reach_slack() -> None:
     _, file = diff_message(report, alert)
     docs = [
         rendered(report, alert),
-        digest_message([(alert, report)], {alert.app: BUTTONS}).to_dict(),
+        digest_message(summarized([(alert, report)]), {alert.app: BUTTONS}).to_dict(),
         {"small-diff": diff_message(report, alert, limit=10)[1], "file": file},
         parent_message(report, hand_alert(app=spec["app"], status="synced"), None).to_dict(),
     ]

@@ -9,6 +9,9 @@ What it guarantees beyond :mod:`bot.slack.render.blocks`:
   group, and the message says where the full list is (``listed``: attached in the thread, or to be attached when
   the burst is over): :func:`digest_list` renders that list, one CSV row per app;
 * failed apps say why when the caller passes the reason.
+
+Each app comes as its :class:`DigestSummary` (:func:`digest_summary` of its alert and report), not its report: a
+digest may list a thousand apps, and its message is rendered again at every flush.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from urllib.parse import quote
 
 from bot.analysis.managedfields import ARGOCD_MANAGERS
 from bot.intake.jobs import ActionId
-from bot.model import Report
+from bot.model import DigestSummary, Report
 from bot.slack.render.blocks import (
     MAX_BLOCKS,
     MESSAGE_BUDGET,
@@ -40,7 +43,7 @@ from bot.slack.render.phrases import app_md
 from bot.wording import slack as wording
 from bot.wording.report import CAUSE_TITLES, plural
 
-DigestEntry = tuple[Alert, Report | None]
+DigestEntry = tuple[Alert, DigestSummary]
 GROUP_NAMES = 8
 REASON_LIMIT = 200
 
@@ -53,47 +56,50 @@ def _top_cause(report: Report) -> str:
 
 def _writer(report: Report, cause: str) -> str:
     """Who writes the top cause's fields, named so that apps hit by the same writer share it: the field manager
-    (not Argo CD's own), else the kind of the object acting (with its name when cluster-wide, like a webhook)."""
+    (not Argo CD's own), else the kind of the object acting (with its name when cluster-wide, like a webhook); ""
+    when nobody is named."""
     w = next(f.writer for f in report.findings if f.cause == cause)
     if w.manager and w.manager not in ARGOCD_MANAGERS:
         return w.manager
     if w.object is not None:
         return w.object.kind if w.object.namespace else f"{w.object.kind} {w.object.name}"
-    return wording.SLACK_DIGEST_NO_WRITER
+    return ""
 
 
-def _state(alert: Alert, report: Report | None) -> str:
+def digest_summary(alert: Alert, report: Report | None) -> DigestSummary:
+    """What the digest shows of an app (``report`` ``None``: not analysed yet, "pending")."""
+    warned = bool(report is not None and report.warnings and alert.status == "drift")
     if alert.status in ("failed", "synced"):
-        return alert.status
+        return DigestSummary(alert.status, warned=warned)
     if report is None:
-        return "pending"
-    return "drift" if report.findings else "one-sided" if report.resources else "clean"
+        return DigestSummary("pending")
+    if not report.findings:
+        return DigestSummary("one-sided" if report.resources else "clean", warned=warned)
+    cause = _top_cause(report)
+    return DigestSummary("drift", len(report.findings), cause, _writer(report, cause), warned)
 
 
-def _digest_line(alert: Alert, report: Report | None, reason: str | None) -> tuple[str, str]:
+def _digest_line(alert: Alert, summary: DigestSummary, reason: str | None) -> tuple[str, str]:
     """The app's line in the digest, as mrkdwn and as plain text."""
     app = app_md(alert)
     values: dict[str, str] = {}
-    state = _state(alert, report)
-    template = wording.SLACK_DIGEST_LINES[state]
-    if state == "failed" and reason:
+    template = wording.SLACK_DIGEST_LINES[summary.state]
+    if summary.state == "failed" and reason:
         template, values = wording.SLACK_DIGEST_FAILED_WHY, {"reason": clip(reason, REASON_LIMIT)}
-    elif state == "drift" and report is not None:
-        cause = CAUSE_TITLES.get(_top_cause(report), _top_cause(report))
-        values = {"differences": plural(wording.SLACK_DIFFERENCES, len(report.findings)), "cause": cause}
+    elif summary.state == "drift":
+        cause = CAUSE_TITLES.get(summary.cause, summary.cause)
+        values = {"differences": plural(wording.SLACK_DIFFERENCES, summary.differences), "cause": cause}
     text = fill(template, app=app, **{k: escape(v) for k, v in values.items()})
-    if report is not None and report.warnings and alert.status == "drift":
+    if summary.warned:
         text = f"{wording.SLACK_ICON_WARNING} {text}"
     return text, template.format(app=alert.app, **values)
 
 
-def _group(alert: Alert, report: Report | None) -> tuple[str, str]:
+def _group(summary: DigestSummary) -> tuple[str, str]:
     """(cause, writer) of an app for the grouped digest; a state's title and "" for the apps without findings."""
-    state = _state(alert, report)
-    if state != "drift" or report is None:
-        return wording.SLACK_DIGEST_STATES[state], ""
-    cause = _top_cause(report)
-    return CAUSE_TITLES.get(cause, cause), _writer(report, cause)
+    if summary.state != "drift":
+        return wording.SLACK_DIGEST_STATES[summary.state], ""
+    return CAUSE_TITLES.get(summary.cause, summary.cause), summary.writer or wording.SLACK_DIGEST_NO_WRITER
 
 
 def digest_message(items: Sequence[DigestEntry], buttons: dict[str, Buttons] | None, *,
@@ -129,8 +135,8 @@ def _one_line_each(items: Sequence[DigestEntry], buttons: dict[str, Buttons] | N
     if buttons:
         blocks.append(context([escape(wording.SLACK_DIGEST_HINT)], note))
     lines: list[tuple[JSONBlock, str]] = []
-    for alert, report in items:
-        text, plain = _digest_line(alert, report, (reasons or {}).get(alert.app))
+    for alert, summary in items:
+        text, plain = _digest_line(alert, summary, (reasons or {}).get(alert.app))
         block = section(text, note)
         ids = (buttons or {}).get(alert.app)
         if ids is not None:
@@ -147,8 +153,8 @@ def _fits(blocks: list[JSONBlock], lines: list[tuple[JSONBlock, str]]) -> bool:
 def _grouped(items: Sequence[DigestEntry], title: str, count: str, listed: Literal["later", "attached"]) -> Message:
     note = cut_note("<app>")
     groups: dict[tuple[str, str], list[Alert]] = {}
-    for alert, report in items:
-        groups.setdefault(_group(alert, report), []).append(alert)
+    for alert, summary in items:
+        groups.setdefault(_group(summary), []).append(alert)
     where = wording.SLACK_DIGEST_LIST_ATTACHED if listed == "attached" else wording.SLACK_DIGEST_LIST_LATER
     blocks: list[JSONBlock] = [
         section(f"{wording.SLACK_ICON_DRIFT} " + fill(wording.SLACK_DIGEST_TITLE, apps=escape(count)), note),
@@ -189,10 +195,10 @@ def digest_list(items: Sequence[DigestEntry], reasons: dict[str, str] | None = N
     out = io.StringIO()
     rows = csv.writer(out, lineterminator="\n")
     rows.writerow(wording.SLACK_DIGEST_LIST_COLUMNS)
-    for alert, report in items:
-        state = _state(alert, report)
-        cause, writer = _group(alert, report) if state == "drift" else ("", "")
-        differences = str(len(report.findings)) if report is not None and state == "drift" else ""
+    for alert, summary in items:
+        state = summary.state
+        cause, writer = _group(summary) if state == "drift" else ("", "")
+        differences = str(summary.differences) if state == "drift" else ""
         detail = (reasons or {}).get(alert.app, "") if state == "failed" else ""
         path = "/".join(quote(p, safe="") for p in (alert.app_namespace, alert.app) if p)
         link = f"{alert.argocd_url.rstrip('/')}/applications/{path}" if alert.argocd_url else ""

@@ -1,22 +1,11 @@
-"""What a caller passes to the messages beyond the Report: the :class:`Alert` (defined with the Report in
-:mod:`bot.model`) and the :class:`Buttons` ids.
+"""What a caller passes to the messages beyond the Report: the :class:`Alert` and the :class:`Buttons` ids (defined
+with the Report in :mod:`bot.model`, so that the state behind a message can keep them).
 
 Plain frozen data; nothing here renders.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from bot.model import Alert
+from bot.model import Alert, Buttons
 
 __all__ = ["Alert", "Buttons"]
-
-
-@dataclass(frozen=True)
-class Buttons:
-    """Opaque state ids (kept in Redis by the caller), used as the buttons' values."""
-
-    show_diff: str
-    mute: str
-    recheck: str
