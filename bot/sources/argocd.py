@@ -30,6 +30,7 @@ import difflib
 import json
 import logging
 import os
+import socket
 import ssl
 import time
 from collections.abc import Awaitable, Callable
@@ -48,6 +49,11 @@ log = logging.getLogger(__name__)
 _WARNED_UPGRADES: set[str] = set()
 """ARGOCD_URLs whose https redirect was already logged (a client is built per analysis: warn once per process)."""
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+READ_AHEAD_BYTES = 256 * 1024
+"""The socket's receive buffer (``SO_RCVBUF``; Linux doubles it): how much of a response may wait unread. A list of
+a fleet's applications is decoded while it arrives; with the kernel's default buffer (autotuned to megabytes) the
+whole list was read into memory at once before the first item was decoded (3.6 MB of a storm replica's peak, for
+1,000 apps). A 512 KB window still fills a 1 Gbit/s link at 4 ms of round trip."""
 _STATES = ("targetState", "liveState", "normalizedLiveState", "predictedLiveState")
 
 
@@ -150,6 +156,9 @@ class ArgoCDClient:
         self.retries = retries
         self.calls = 0
         self._app_list = app_list
+        if transport is None:  # a connection reads no more than READ_AHEAD_BYTES ahead of the decoder
+            options = [(socket.SOL_SOCKET, socket.SO_RCVBUF, READ_AHEAD_BYTES)]
+            transport = httpx.AsyncHTTPTransport(verify=verify, socket_options=options)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/json", "User-Agent": "argo-why"},
@@ -196,7 +205,7 @@ class ArgoCDClient:
         params = {"selector": selector} if selector else {}
         path = "/api/v1/applications"
         # read as it arrives: a fleet's list is megabytes, and its bytes, its text and the decoded list never exist
-        # at once (only the text not yet decoded and the items kept)
+        # at once (only the text not yet decoded, at most READ_AHEAD_BYTES unread, and the items kept)
         resp = await self._response(path, params, stream=True)
         reader = ItemReader(Keep(keep) if keep is not None else None)
         items: list[dict[str, Any]] = []

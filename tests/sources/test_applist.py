@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from bot.demo.fake_argocd import app_from_case
 from bot.intake.jobs import WebhookBody
 from bot.runtime.sweep import settled_after_sync, synced_git_revision
 from bot.sources.applist import BRIEF, LEAN, ItemReader, Keep
-from bot.sources.argocd import ArgoCDClient, ArgoCDError, _names
+from bot.sources.argocd import READ_AHEAD_BYTES, ArgoCDClient, ArgoCDError, _names
 from bot.store.fleetobjects import stamp_of
 from tests.fakes.argocd import FakeArgoCD
 
@@ -233,3 +234,18 @@ async def test_a_list_cut_short_is_said_in_words_not_taken_for_a_shorter_list() 
     async with _RawServer(head, [body[:-2]]) as url, ArgoCDClient(url, "t", retries=0) as client:
         with pytest.raises(ArgoCDError, match="not JSON .200, application/json."):
             await client.applications()
+
+
+async def test_a_connection_to_argo_cd_holds_little_of_a_response_unread() -> None:
+    """The list is decoded while it arrives; the kernel's receive buffer, autotuned to megabytes, let the whole list
+    of a storm's thousand apps be read into memory before its first item was decoded (issue 29)."""
+    body = json.dumps({"items": [{"metadata": {"name": f"app-{i}"}} for i in range(10)]}).encode()
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(body)
+    async with _RawServer(head, [body]) as url, ArgoCDClient(url, "t", retries=0) as client:
+        resp = await client._http.send(client._http.build_request("GET", "/api/v1/applications"), stream=True)
+        try:  # the client's own transport
+            sock = resp.extensions["network_stream"].get_extra_info("socket")
+            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) <= 2 * READ_AHEAD_BYTES  # Linux doubles it
+            assert json.loads(await resp.aread())["items"][9]["metadata"]["name"] == "app-9"
+        finally:
+            await resp.aclose()
