@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 from urllib.parse import quote
+from urllib.request import getproxies
 
 import httpx
 
@@ -156,7 +157,9 @@ class ArgoCDClient:
         self.retries = retries
         self.calls = 0
         self._app_list = app_list
-        if transport is None:  # a connection reads no more than READ_AHEAD_BYTES ahead of the decoder
+        # a connection reads no more than READ_AHEAD_BYTES ahead of the decoder; not through a proxy of the environment
+        # (HTTPS_PROXY...), which httpx honours only with the transport it makes itself
+        if transport is None and not getproxies():
             options = [(socket.SOL_SOCKET, socket.SO_RCVBUF, READ_AHEAD_BYTES)]
             transport = httpx.AsyncHTTPTransport(verify=verify, socket_options=options)
         self._http = httpx.AsyncClient(

@@ -249,3 +249,16 @@ async def test_a_connection_to_argo_cd_holds_little_of_a_response_unread() -> No
             assert json.loads(await resp.aread())["items"][9]["metadata"]["name"] == "app-9"
         finally:
             await resp.aclose()
+
+
+async def test_a_proxy_of_the_environment_is_still_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounded read-ahead needs a transport of the bot's own, with which httpx ignores HTTP(S)_PROXY: behind a
+    proxy, Argo CD is still reached through it."""
+    body = json.dumps({"items": [{"metadata": {"name": "through-the-proxy"}}]}).encode()
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(body)
+    async with _RawServer(head, [body]) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        async with ArgoCDClient("http://argocd.invalid", "t", retries=0) as client:  # a name that never resolves
+            assert [a["metadata"]["name"] for a in await client.applications(keep=BRIEF)] == ["through-the-proxy"]
