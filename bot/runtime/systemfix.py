@@ -67,6 +67,10 @@ PENDING_READ = 10
 """Up to this many drifting apps not analysed yet are read by the check; more are left for their analyses."""
 
 
+_Listed = tuple[str, str, str | None, str, bool]
+"""An app Argo CD lists, as the check uses it: its key, name, namespace, stamp and whether it is OutOfSync."""
+
+
 class SystemFix:
     def __init__(self, services: Services, fixes: FixFlow, owner: str) -> None:
         self.s = services
@@ -82,31 +86,32 @@ class SystemFix:
         ``pending`` (its alert, under way, keeps its objects) when there are more than :data:`PENDING_READ` such apps
         (a storm: reading them would read every app twice), else it is read too (a muted app among many stays pending
         until its mute ends and it is analysed). ``AppObjects(None)`` when unreadable."""
-        listed = []
-        for app in await argocd.applications(keep=BRIEF):
-            meta = app.get("metadata") or {}
+        # what the check uses of each listed app, not the list (held beside every app's kept objects)
+        listed: list[_Listed] = []
+        for item in await argocd.applications(keep=BRIEF):
+            meta = item.get("metadata") or {}
             if meta.get("name"):
-                listed.append((app_key(str(meta["name"]), meta.get("namespace")), app))
-        kept = await self.s.store.fleet_objects.of_kind([k for k, _ in listed], group, kind)
+                name, ns = str(meta["name"]), meta.get("namespace")
+                drifting = ((item.get("status") or {}).get("sync") or {}).get("status") == "OutOfSync"
+                listed.append((app_key(name, ns), name, ns, stamp_of(item), drifting))
+        kept = await self.s.store.fleet_objects.of_kind([k for k, *_ in listed], group, kind)
         out: dict[str, AppObjects] = {}
-        to_read: list[tuple[str, dict[str, Any]]] = []
-        pending: list[tuple[str, dict[str, Any]]] = []
-        for key, app in listed:
+        to_read: list[_Listed] = []
+        pending: list[_Listed] = []
+        for app in listed:
+            key, _, _, stamp, drifting = app
             hit = kept.get(key)
-            if hit is not None and hit.stamp == stamp_of(app):
+            if hit is not None and hit.stamp == stamp:
                 out[key] = AppObjects(hit.pairs)
                 continue
-            drifting = ((app.get("status") or {}).get("sync") or {}).get("status") == "OutOfSync"
-            (pending if drifting else to_read).append((key, app))
+            (pending if drifting else to_read).append(app)
         if len(pending) <= PENDING_READ:  # a few: read them now (a small fleet, the end of a storm)
             to_read, pending = to_read + pending, []
-        for key, _ in pending:
+        for key, *_ in pending:
             out[key] = AppObjects(None, pending=True)
-        for key, app in to_read:
-            meta, stamp = app.get("metadata") or {}, stamp_of(app)
-            name = str(meta["name"])
+        for key, name, ns, stamp, _ in to_read:
             try:
-                diffs = await argocd.managed_resources(name, meta.get("namespace"))
+                diffs = await argocd.managed_resources(name, ns)
             except ArgoWhyError as e:
                 log.info("fleet check: %s could not be read: %s", name, e)
                 out[key] = AppObjects(None)
