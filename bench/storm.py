@@ -34,7 +34,8 @@ Where a replica's memory goes (issue 29; README, "Benchmarks", has the figures):
 (~73 MB with the deployed set), the kubernetes package at the first cluster read (~9 MB), the analysis' data tables
 (~3 MB), then what a storm holds: per analysis one app's objects, and for the system-level rule's check each app's
 kept objects one at a time (``bot.store.fleetobjects.StoredPairs``) and the list of applications one Application at
-a time (``bot.sources.applist``).
+a time (``bot.sources.applist``, with at most ``READ_AHEAD_BYTES`` of it unread), and for the digest a summary per
+app listed (``bot.store.state.DigestRow``).
 
 A webhook whose connection fails is retried (as Argo CD's notifications controller would) and counted by the error's
 name next to the statuses; a benchmark that cannot finish says why in one line on stderr (exit 1), with the last line

@@ -143,27 +143,6 @@ def whole_section(path: str) -> bool:
     return len(split(path)) <= 1
 
 
-def _writer_owns_only_leaves(group: FleetGroup, known: Mapping[str, AppObjects]) -> bool:
-    members = set(group.objects)
-    seen = False
-    for app, objs in known.items():
-        # `is not None`, not truthiness: a stored app's pairs are decoded at each use (bot.store.fleetobjects)
-        for _, live in objs.pairs if objs.pairs is not None else ():
-            if _of_kind(live, group.group, group.kind) and live is not None and (app, _object_id(live)) in members:
-                owned = _manager_paths(live, group.writer)
-                seen = seen or bool(owned)
-                if any(not leaf for _, leaf in owned):
-                    return False
-    return seen
-
-
-def candidate(group: FleetGroup, known: Mapping[str, AppObjects]) -> dict[str, list[str]]:
-    """The narrowest rule for the group: its writer's fields, else its field path (see the module docstring)."""
-    if group.writer not in ARGOCD_MANAGERS and _writer_owns_only_leaves(group, known):
-        return {"managedFieldsManagers": [group.writer]}
-    return path_rule(group.path)
-
-
 def _hidden(rule: dict[str, list[str]], desired: Obj | None, live: Obj | None) -> set[Path]:
     managers = rule.get("managedFieldsManagers")
     if managers:
@@ -193,46 +172,92 @@ def _first(names: Sequence[str]) -> str:
 def system_rule(group: FleetGroup, known: Mapping[str, AppObjects]) -> SystemRule:
     """The group's system-level rule, its blast radius over ``known`` (every app the bot knows), and whether it
     may be offered."""
-    key = cm_key(group.group, group.kind)
-    rule = candidate(group, known)
-    members = set(group.objects)
-    apps: set[str] = set()
-    objects: list[str] = []
-    fields: list[str] = []
-    git: list[str] = []
-    unchecked = sorted(a for a, o in known.items() if o.pairs is None and not o.pending)
-    pending = sorted(a for a, o in known.items() if o.pending)
-    for app in sorted(known):
-        pairs = known[app].pairs
-        for desired, live in pairs if pairs is not None else ():
+    check = SystemRuleCheck(group)
+    for app, objs in known.items():
+        check.add(app, objs)
+    return check.result()
+
+
+class SystemRuleCheck:
+    """:func:`system_rule` fed one app at a time, in any order, each app's objects walked once: a fleet's kept objects
+    are read in batches and never held all at once (a storm's thousand apps). Both candidates (the writer's fields,
+    the field path) are measured on every object, since the first is chosen only once every app of the group was
+    seen (its writer must own only leaves in all of them); what each would hide beyond the drift is kept per app."""
+
+    def __init__(self, group: FleetGroup) -> None:
+        self.group = group
+        self._members = set(group.objects)
+        self._rules = [path_rule(group.path)]
+        if group.writer not in ARGOCD_MANAGERS:
+            self._rules.append({"managedFieldsManagers": [group.writer]})
+        self._beyond: list[dict[str, tuple[list[str], list[str], list[str]]]] = [{} for _ in self._rules]
+        self._owns_leaf = self._owns_whole = False
+        self._apps = 0
+        self._unchecked: list[str] = []
+        self._pending: list[str] = []
+
+    def add(self, app: str, objs: AppObjects) -> None:
+        g = self.group
+        self._apps += 1
+        if objs.pending:
+            self._pending.append(app)
+        elif objs.pairs is None:
+            self._unchecked.append(app)
+        if objs.pairs is None:
+            return
+        for desired, live in objs.pairs:  # `for`, not truthiness: a stored app's pairs are decoded at each use
             obj = live if live is not None else desired
-            if obj is None or not _of_kind(obj, group.group, group.kind):
+            if obj is None or not _of_kind(obj, g.group, g.kind):
                 continue
-            drift = set(paths_of(group.path, live or {})) | set(paths_of(group.path, desired or {}))
-            drift = drift if (app, _object_id(obj)) in members else set()
-            beyond = sorted(_hidden(rule, desired, live) - drift, key=lambda p: join(p))
-            if not beyond:
-                continue
-            label = f"{app}: {_label(group.kind, obj)}"
-            apps.add(app)
-            objects.append(label)
-            for p in beyond:
-                fields.append(f"{label} {join(p)}")
-                if _git_managed(p, desired, live):
-                    git.append(f"{label} {join(p)}")
-    radius = BlastRadius(covered=group.apps, apps=tuple(sorted(apps)), objects=tuple(objects), fields=tuple(fields),
-                         git_managed=tuple(git), checked=len(known) - len(unchecked) - len(pending),
-                         unchecked=tuple(unchecked), pending=tuple(pending))  # fmt: skip
-    refusal = None
-    if whole_section(group.path) and "managedFieldsManagers" not in rule:
-        refusal = wording.SYSTEM_RULE_WHOLE_SECTION.format(path=group.path)
-    elif git:
-        refusal = wording.SYSTEM_RULE_HIDES_GIT.format(count=wording.plural(wording.GIT_MANAGED_FIELDS, len(git)),
-                                                       fields=_first(git))  # fmt: skip
-    elif known and len(unchecked) + len(pending) > MAX_UNCHECKED_SHARE * len(known):
-        if len(pending) > len(unchecked):
-            refusal = wording.SYSTEM_RULE_PENDING.format(count=len(pending), total=len(known), apps=_first(pending))
-        else:
-            refusal = wording.SYSTEM_RULE_UNCHECKED.format(count=len(unchecked), total=len(known),
-                                                           apps=_first(unchecked))  # fmt: skip
-    return SystemRule(group=group, key=key, value=rule, radius=radius, refusal=refusal)
+            member = (app, _object_id(obj)) in self._members
+            if member and live is not None and len(self._rules) > 1:
+                for _, leaf in _manager_paths(live, g.writer):
+                    self._owns_leaf, self._owns_whole = True, self._owns_whole or not leaf
+            drift = set(paths_of(g.path, live or {})) | set(paths_of(g.path, desired or {})) if member else set()
+            for rule, beyond_of in zip(self._rules, self._beyond, strict=True):
+                beyond = sorted(_hidden(rule, desired, live) - drift, key=lambda p: join(p))
+                if not beyond:
+                    continue
+                label = f"{app}: {_label(g.kind, obj)}"
+                objects, fields, git = beyond_of.setdefault(app, ([], [], []))
+                objects.append(label)
+                for p in beyond:
+                    fields.append(f"{label} {join(p)}")
+                    if _git_managed(p, desired, live):
+                        git.append(f"{label} {join(p)}")
+
+    def _chosen(self) -> int:
+        """The narrowest rule for the group: its writer's fields (when it owns only leaves in every object of the
+        group), else its field path (see the module docstring)."""
+        return 1 if len(self._rules) > 1 and self._owns_leaf and not self._owns_whole else 0
+
+    def result(self) -> SystemRule:
+        group, chosen = self.group, self._chosen()
+        rule, beyond_of = self._rules[chosen], self._beyond[chosen]
+        objects: list[str] = []
+        fields: list[str] = []
+        git: list[str] = []
+        for app in sorted(beyond_of):
+            o, f, g = beyond_of[app]
+            objects += o
+            fields += f
+            git += g
+        unchecked, pending, total = sorted(self._unchecked), sorted(self._pending), self._apps
+        radius = BlastRadius(covered=group.apps, apps=tuple(sorted(beyond_of)), objects=tuple(objects),
+                             fields=tuple(fields), git_managed=tuple(git),
+                             checked=total - len(unchecked) - len(pending), unchecked=tuple(unchecked),
+                             pending=tuple(pending))  # fmt: skip
+        refusal = None
+        if whole_section(group.path) and "managedFieldsManagers" not in rule:
+            refusal = wording.SYSTEM_RULE_WHOLE_SECTION.format(path=group.path)
+        elif git:
+            refusal = wording.SYSTEM_RULE_HIDES_GIT.format(count=wording.plural(wording.GIT_MANAGED_FIELDS, len(git)),
+                                                           fields=_first(git))  # fmt: skip
+        elif total and len(unchecked) + len(pending) > MAX_UNCHECKED_SHARE * total:
+            if len(pending) > len(unchecked):
+                refusal = wording.SYSTEM_RULE_PENDING.format(count=len(pending), total=total, apps=_first(pending))
+            else:
+                refusal = wording.SYSTEM_RULE_UNCHECKED.format(count=len(unchecked), total=total,
+                                                               apps=_first(unchecked))  # fmt: skip
+        return SystemRule(group=group, key=cm_key(group.group, group.kind), value=rule, radius=radius,
+                          refusal=refusal)  # fmt: skip

@@ -2,9 +2,10 @@
 
 * :meth:`SystemFix.prepare`: lists every app Argo CD has (one request) and takes the desired and live objects of
   each from the fleet index (:mod:`bot.store.fleetobjects`, kept by every analysis; Argo CD's ``managed-resources``
-  only for an app with nothing current kept, see :meth:`SystemFix.known_apps`; an app that cannot be read is counted
-  as not checked), runs :func:`bot.analysis.systemrule.system_rule` and, when the rule is offered, saves the state
-  its Open PR button points at (the rule and the signature of its drift);
+  only for an app with nothing current kept, see :meth:`SystemFix.check`; an app that cannot be read is counted
+  as not checked), checks the rule on them (:class:`bot.analysis.systemrule.SystemRuleCheck`, fed
+  :data:`READ_BATCH` apps at a time: a fleet's kept objects are never held all at once) and, when the rule is
+  offered, saves the state its Open PR button points at (the rule and the signature of its drift);
 * :meth:`SystemFix.covered`: when the PR opens, the apps that have the drift then (the fleet index), their threads,
   and the rule checked again: the PR covers, lists and (after the merge) tells exactly those;
 * :meth:`SystemFix.click` (``open_pr`` and ``approve`` of a ``sysfix:`` state): always **two different approvers**
@@ -29,7 +30,7 @@ import yaml
 
 from bot.analysis.fleet import AppObjects, FleetGroup, SystemRule, group_findings
 from bot.analysis.schema import group_of
-from bot.analysis.systemrule import system_rule
+from bot.analysis.systemrule import SystemRuleCheck
 from bot.errors import ArgoWhyError
 from bot.fixes.approvals import audit_record, decide
 from bot.intake.jobs import FixJob, app_key
@@ -65,6 +66,8 @@ LOCK_TTL_S = 300
 APPROVERS_NEEDED = 2
 PENDING_READ = 10
 """Up to this many drifting apps not analysed yet are read by the check; more are left for their analyses."""
+READ_BATCH = 100
+"""The check reads the kept objects of this many apps at a time (one Redis pipeline)."""
 
 
 _Listed = tuple[str, str, str | None, str, bool]
@@ -78,14 +81,16 @@ class SystemFix:
         self.owner = owner
 
     # --- the check --------------------------------------------------------------------------------------
-    async def known_apps(self, argocd: ArgoCDClient, group: str, kind: str) -> dict[str, AppObjects]:
-        """Every app Argo CD lists (one request), with (desired, live) of each of its resources of ``group``/``kind``
-        as the fleet index's objects keep them (:mod:`bot.store.fleetobjects`: what the app's last analysis read).
-        Argo CD is asked only for an app with nothing current kept (its sync changed since, or it was never
-        analysed): its ``managed-resources``, kept for the next check. An app that drifts and is not analysed yet is
-        ``pending`` (its alert, under way, keeps its objects) when there are more than :data:`PENDING_READ` such apps
-        (a storm: reading them would read every app twice), else it is read too (a muted app among many stays pending
-        until its mute ends and it is analysed). ``AppObjects(None)`` when unreadable."""
+    async def known_apps(self, argocd: ArgoCDClient, check: SystemRuleCheck) -> None:
+        """Every app Argo CD lists (one request) into ``check``, with (desired, live) of each of its resources of the
+        group's kind as the fleet index's objects keep them (:mod:`bot.store.fleetobjects`: what the app's last
+        analysis read), :data:`READ_BATCH` apps at a time. Argo CD is asked only for an app with nothing current kept
+        (its sync changed since, or it was never analysed): its ``managed-resources``, kept for the next check. An
+        app that drifts and is not analysed yet is ``pending`` (its alert, under way, keeps its objects) when there
+        are more than :data:`PENDING_READ` such apps (a storm: reading them would read every app twice), else it is
+        read too (a muted app among many stays pending until its mute ends and it is analysed). ``AppObjects(None)``
+        when unreadable."""
+        group, kind = check.group.group, check.group.kind
         # what the check uses of each listed app, not the list (held beside every app's kept objects)
         listed: list[_Listed] = []
         for item in await argocd.applications(keep=BRIEF):
@@ -94,42 +99,43 @@ class SystemFix:
                 name, ns = str(meta["name"]), meta.get("namespace")
                 drifting = ((item.get("status") or {}).get("sync") or {}).get("status") == "OutOfSync"
                 listed.append((app_key(name, ns), name, ns, stamp_of(item), drifting))
-        kept = await self.s.store.fleet_objects.of_kind([k for k, *_ in listed], group, kind)
-        out: dict[str, AppObjects] = {}
         to_read: list[_Listed] = []
         pending: list[_Listed] = []
-        for app in listed:
-            key, _, _, stamp, drifting = app
-            hit = kept.get(key)
-            if hit is not None and hit.stamp == stamp:
-                out[key] = AppObjects(hit.pairs)
-                continue
-            (pending if drifting else to_read).append(app)
+        for start in range(0, len(listed), READ_BATCH):
+            batch = listed[start : start + READ_BATCH]
+            kept = await self.s.store.fleet_objects.of_kind([k for k, *_ in batch], group, kind)
+            for app in batch:
+                key, _, _, stamp, drifting = app
+                hit = kept.get(key)
+                if hit is not None and hit.stamp == stamp:
+                    check.add(key, AppObjects(hit.pairs))
+                    continue
+                (pending if drifting else to_read).append(app)
         if len(pending) <= PENDING_READ:  # a few: read them now (a small fleet, the end of a storm)
             to_read, pending = to_read + pending, []
         for key, *_ in pending:
-            out[key] = AppObjects(None, pending=True)
+            check.add(key, AppObjects(None, pending=True))
         for key, name, ns, stamp, _ in to_read:
             try:
                 diffs = await argocd.managed_resources(name, ns)
             except ArgoWhyError as e:
                 log.info("fleet check: %s could not be read: %s", name, e)
-                out[key] = AppObjects(None)
+                check.add(key, AppObjects(None))
                 continue
             pairs = [(d.target, d.live) for d in diffs]
             await self.s.store.fleet_objects.put(key, stamp, pairs)
-            out[key] = AppObjects([p for p in pairs if _of(p, group, kind)])
-        return out
+            check.add(key, AppObjects([p for p in pairs if _of(p, group, kind)]))
 
     async def check(self, group: FleetGroup) -> SystemRule | None:
         """The group's system-level rule checked against the fleet now; ``None`` when Argo CD cannot be read."""
+        check = SystemRuleCheck(group)
         try:
             async with self.s.argocd() as argocd:
-                known = await self.known_apps(argocd, group.group, group.kind)
+                await self.known_apps(argocd, check)
         except ArgoWhyError as e:
             log.warning("fleet check of %s skipped: %s", group.signature, e)
             return None
-        return system_rule(group, known)
+        return check.result()
 
     async def prepare(self, group: FleetGroup, threads: dict[str, list[str]]) -> tuple[SystemRule | None, str | None]:
         """The group's system-level rule and the state of its Open PR button (``None`` when not offered); no rule

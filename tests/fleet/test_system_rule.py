@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.analysis.fleet import AppObjects, FleetGroup
-from bot.analysis.systemrule import cm_key, owned_leaves, system_rule, whole_section
+from bot.analysis.systemrule import SystemRuleCheck, cm_key, owned_leaves, system_rule, whole_section
 from tests.harness.fleet_kit import HPA_MANAGER, edited_objects, hpa_objects
 
 SHARED = ("team-a", "team-b", "team-c")
@@ -88,3 +90,19 @@ def test_owned_leaves_tell_a_list_item_from_a_scalar() -> None:
     assert sorted(owned_leaves(fields, live), key=str) == [
         (("spec", "containers", 0), False), (("spec", "containers", 0, "image"), True), (("spec", "replicas"), True),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("writer", [HPA_MANAGER, "argocd-controller"])
+@pytest.mark.parametrize("path", ["/spec/replicas", "/spec/template"])
+def test_the_check_fed_one_app_at_a_time_in_any_order_finds_what_the_whole_fleet_gives(writer: str, path: str) -> None:
+    """The runtime feeds the check the fleet's kept objects a batch at a time, in Argo CD's order, then the apps it
+    read from Argo CD and the pending ones: the rule, its radius and its refusal are those of the whole fleet."""
+    known = fleet(**{"team-e": AppObjects([quiet_hpa("team-e")]), "team-f": AppObjects(None),
+                     "team-g": AppObjects(None, pending=True)})  # fmt: skip
+    whole = system_rule(group(writer=writer, path=path), known)
+    for order in (sorted(known), sorted(known, reverse=True), ["team-g", "team-e", *SHARED, "team-f", "team-d"]):
+        check = SystemRuleCheck(group(writer=writer, path=path))
+        for app in order:
+            check.add(app, known[app])
+        assert check.result() == whole, order
+    assert whole.radius.unchecked == ("team-f",) and whole.radius.pending == ("team-g",)

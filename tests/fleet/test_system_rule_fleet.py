@@ -21,6 +21,7 @@ from pydantic import SecretStr
 from bot.analysis.fleet import AppObjects, FleetGroup
 from bot.analysis.systemrule import system_rule
 from bot.config import GitSettings, Settings
+from bot.runtime import systemfix
 from bot.runtime.systemfix import cm_snippet
 from bot.slack.render.fleet import fleet_line_message
 from tests.fakes.argocd import FakeArgoCD
@@ -89,7 +90,9 @@ async def test_the_rule_covers_the_apps_that_drift_when_the_pr_opens(
     slack: FakeSlack,
     argocd: FakeArgoCD,
     github: FakeGitHub,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(systemfix, "READ_BATCH", 3)  # the check reads the kept objects 3 apps at a time: 4 batches
     first = [serve(argocd, n, *hpa_objects(n)) for n in ("team-a", "team-b", "team-c")]
     late = [serve(argocd, n, *hpa_objects(n)) for n in LATE]
     others = [f"team-{c}" for c in "dghij"]  # drifts of their own (a kubectl edit)
