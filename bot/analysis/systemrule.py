@@ -178,6 +178,10 @@ def system_rule(group: FleetGroup, known: Mapping[str, AppObjects]) -> SystemRul
     return check.result()
 
 
+_Hidden = tuple[str, tuple[tuple[str, bool], ...]]
+"""An object where a rule hides more than the drift: its label, and each such path with whether Git manages it."""
+
+
 class SystemRuleCheck:
     """:func:`system_rule` fed one app at a time, in any order, each app's objects walked once: a fleet's kept objects
     are read in batches and never held all at once (a storm's thousand apps). Both candidates (the writer's fields,
@@ -190,7 +194,10 @@ class SystemRuleCheck:
         self._rules = [path_rule(group.path)]
         if group.writer not in ARGOCD_MANAGERS:
             self._rules.append({"managedFieldsManagers": [group.writer]})
-        self._beyond: list[dict[str, tuple[list[str], list[str], list[str]]]] = [{} for _ in self._rules]
+        # per rule, per app: each object where it hides more than the drift, with those paths and whether Git manages
+        # each (the texts of the radius are made only for the rule chosen, in result(); a path's text is shared)
+        self._beyond: list[dict[str, list[_Hidden]]] = [{} for _ in self._rules]
+        self._texts: dict[str, str] = {}
         self._owns_leaf = self._owns_whole = False
         self._apps = 0
         self._unchecked: list[str] = []
@@ -216,15 +223,12 @@ class SystemRuleCheck:
             drift = set(paths_of(g.path, live or {})) | set(paths_of(g.path, desired or {})) if member else set()
             for rule, beyond_of in zip(self._rules, self._beyond, strict=True):
                 beyond = sorted(_hidden(rule, desired, live) - drift, key=lambda p: join(p))
-                if not beyond:
-                    continue
-                label = f"{app}: {_label(g.kind, obj)}"
-                objects, fields, git = beyond_of.setdefault(app, ([], [], []))
-                objects.append(label)
-                for p in beyond:
-                    fields.append(f"{label} {join(p)}")
-                    if _git_managed(p, desired, live):
-                        git.append(f"{label} {join(p)}")
+                if beyond:
+                    paths = tuple((self._text(join(p)), _git_managed(p, desired, live)) for p in beyond)
+                    beyond_of.setdefault(app, []).append((_label(g.kind, obj), paths))
+
+    def _text(self, text: str) -> str:
+        return self._texts.setdefault(text, text)
 
     def _chosen(self) -> int:
         """The narrowest rule for the group: its writer's fields (when it owns only leaves in every object of the
@@ -238,10 +242,13 @@ class SystemRuleCheck:
         fields: list[str] = []
         git: list[str] = []
         for app in sorted(beyond_of):
-            o, f, g = beyond_of[app]
-            objects += o
-            fields += f
-            git += g
+            for obj, paths in beyond_of[app]:
+                label = f"{app}: {obj}"
+                objects.append(label)
+                for path, git_managed in paths:
+                    fields.append(f"{label} {path}")
+                    if git_managed:
+                        git.append(f"{label} {path}")
         unchecked, pending, total = sorted(self._unchecked), sorted(self._pending), self._apps
         radius = BlastRadius(covered=group.apps, apps=tuple(sorted(beyond_of)), objects=tuple(objects),
                              fields=tuple(fields), git_managed=tuple(git),
