@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -26,6 +27,10 @@ from typing import Any
 
 IN_CLUSTER = frozenset({"https://kubernetes.default.svc", "in-cluster"})
 PER_NAMESPACE_MAX = 3
+CLIENT_TTL_S = 600.0
+"""A cluster's API client (its configuration, credentials and connection pool) is reused this long, then built again
+from the kubeconfig (a file that changed is read again). Its token is refreshed by the client itself when it expires
+(an exec plugin's, the service account's)."""
 """Up to this many namespaces, namespaced reads (least privilege); beyond, cluster-wide lists (fewer calls)."""
 
 
@@ -46,6 +51,18 @@ class Clusters:
     def __init__(self, kubeconfig: str | None = None, contexts: dict[str, str] | None = None) -> None:
         self.kubeconfig = kubeconfig
         self.contexts = dict(contexts or {})
+        self._clients: dict[str | None, tuple[float, Any]] = {}
+
+    def _client(self, context: str | None) -> Any:
+        """The API client of ``context``, shared by the analyses for :data:`CLIENT_TTL_S` (each built its own: a
+        kubeconfig parsed, a configuration and a connection pool, new connections, per analysis)."""
+        now = time.monotonic()
+        cached = self._clients.get(context)
+        if cached is not None and now - cached[0] < CLIENT_TTL_S:
+            return cached[1]
+        client = _api_client(self.kubeconfig, context)
+        self._clients[context] = (now, client)
+        return client
 
     def for_destination(self, destination: dict[str, Any]) -> tuple[ClusterSource | None, str]:
         """The source for an Application's destination, or ``None`` and the reason there is none."""
@@ -61,7 +78,7 @@ class Clusters:
             return None, (f"destination cluster {where} has no kube context: map it in ARGOCD_CLUSTER_CONTEXTS "
                           "(cluster=context)")  # fmt: skip
         try:
-            return ClusterSource(_api_client(self.kubeconfig, context), context or "current context"), ""
+            return ClusterSource(self._client(context), context or "current context"), ""
         except Exception as e:  # the kubernetes client raises many types for a bad or absent config
             return None, f"no cluster access ({type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''})"
 

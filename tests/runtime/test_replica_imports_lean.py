@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from tests.runtime.test_replica_imports import ROOT, loaded_after
 
@@ -46,3 +49,21 @@ def test_a_cluster_read_goes_through_the_kubernetes_client_without_its_typed_api
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["typed"] == [] and seen["missing"] == []
     assert {"HorizontalPodAutoscaler", "Application"} <= set(seen["kinds"]), seen["kinds"]
+
+
+def test_the_analyses_share_a_cluster_client_until_it_is_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each analysis built its own client (a kubeconfig parsed, a configuration, a connection pool and new
+    connections); now one per kube context, built again after CLIENT_TTL_S (a changed kubeconfig is read again)."""
+    from bot.demo.fake_kube import FakeKubernetes
+    from bot.sources import cluster
+
+    with FakeKubernetes() as kube:
+        clusters = cluster.Clusters(str(kube.write_kubeconfig(tmp_path / "kc", context="c")), {"in-cluster": "c"})
+        first, _ = clusters.for_destination({"server": "in-cluster"})
+        again, _ = clusters.for_destination({"server": "in-cluster"})
+        assert first is not None and again is not None and first._api is again._api
+        monkeypatch.setattr(cluster, "CLIENT_TTL_S", 0.0)
+        later, _ = clusters.for_destination({"server": "in-cluster"})
+        assert later is not None and later._api is not first._api
