@@ -63,7 +63,7 @@ def _entries(rows: dict[str, DigestRow]) -> tuple[list[DigestEntry], dict[str, s
     entries: list[DigestEntry] = []
     reasons: dict[str, str] = {}
     for _, r in sorted(rows.items()):
-        summary = r.summary or digest_summary(r.alert, report_from_dict(r.report or {}))
+        summary = r.summary or digest_summary(r.alert, report_from_dict(r.report) if r.report is not None else None)
         entries.append((r.alert, summary))
         if r.reason:
             reasons[r.alert.app] = r.reason
@@ -135,7 +135,6 @@ class Digest:
         buttons = {r.alert.app: r.buttons for r in listed.values() if r.buttons is not None} if few else None
         message = digest_message(entries, buttons, reasons=reasons)
         grouped = not lines_fit(entries, buttons, reasons)
-        del entries
         if current and ref is not None:
             await self.s.outbox.update(ref.channel, ref.ts, message)
             channel, ts, started = ref.channel, ref.ts, drift_start(ref)

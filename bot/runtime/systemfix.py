@@ -2,7 +2,7 @@
 
 * :meth:`SystemFix.prepare`: lists every app Argo CD has (one request) and takes the desired and live objects of
   each from the fleet index (:mod:`bot.store.fleetobjects`, kept by every analysis; Argo CD's ``managed-resources``
-  only for an app with nothing current kept, see :meth:`SystemFix.check`; an app that cannot be read is counted
+  only for an app with nothing current kept, see :meth:`SystemFix.known_apps`; an app that cannot be read is counted
   as not checked), checks the rule on them (:class:`bot.analysis.systemrule.SystemRuleCheck`, fed
   :data:`READ_BATCH` apps at a time: a fleet's kept objects are never held all at once) and, when the rule is
   offered, saves the state its Open PR button points at (the rule and the signature of its drift);
@@ -91,7 +91,7 @@ class SystemFix:
         read too (a muted app among many stays pending until its mute ends and it is analysed). ``AppObjects(None)``
         when unreadable."""
         group, kind = check.group.group, check.group.kind
-        # what the check uses of each listed app, not the list (held beside every app's kept objects)
+        # what the check uses of each listed app, not its Application (held while every app is read)
         listed: list[_Listed] = []
         for item in await argocd.applications(keep=BRIEF):
             meta = item.get("metadata") or {}

@@ -19,6 +19,7 @@ import pytest
 
 from bot.config import Settings
 from bot.demo.runner import webhook_body
+from bot.store import ThreadRef
 from bot.store.state import DigestItem, DigestState
 from tests.builders import explain_case
 from tests.fakes.argocd import FakeArgoCD
@@ -50,19 +51,9 @@ async def test_a_digest_still_taking_apps_after_its_window_stays_one_message(
     settings.runtime.digest_window_s = 600
     apps = [serve_case(argocd, kube, c) for c in CASES]
     async with running(settings) as bot:
-        for app in apps[:4]:
-            await bot.webhook(webhook_body(app))
-        await bot.settle()
-        await until(lambda: len(top(slack)) == 3, 10)  # two parents, one digest
+        ref = await _opened(bot, slack, apps[:4])
         # the digest began more than a window ago, and apps kept joining it until now (a long storm)
         store = bot.services.store
-
-        async def digest_saved() -> bool:  # the digest's thread is saved just after Slack accepted its message
-            return await store.get_thread(DIGEST) is not None
-
-        await until(digest_saved, 10)
-        ref = await store.get_thread(DIGEST)
-        assert ref is not None
         now = time.time()
         await store.save_thread(replace(ref, since=now - 700, updated=now), DIGEST)
         for app in apps[4:]:
@@ -73,10 +64,28 @@ async def test_a_digest_still_taking_apps_after_its_window_stays_one_message(
         assert len(top(slack)) == 3, [m["text"][:60] for m in top(slack)]
         assert "4 apps went OutOfSync" in top(slack)[-1]["text"]
         # a window after the last app joined, the digest closes: the next burst gets a message of its own
-        ref = await store.get_thread(DIGEST)
-        assert ref is not None and ref.status == "drift"
-        await store.save_thread(replace(ref, updated=time.time() - 601), DIGEST)
+        later = await store.get_thread(DIGEST)
+        assert later is not None and later.status == "drift"
+        await store.save_thread(replace(later, updated=time.time() - 601), DIGEST)
         await until(lambda: _closed(bot.services.store), 15)
+
+
+async def _opened(bot: Any, slack: FakeSlack, apps: list[dict[str, Any]]) -> ThreadRef:
+    """Four alerts with a digest threshold of 2: two parents and a digest; the digest's thread record, once saved
+    (just after Slack accepted its message)."""
+    for app in apps:
+        await bot.webhook(webhook_body(app))
+    await bot.settle()
+    await until(lambda: len(top(slack)) == 3, 10)  # two parents, one digest
+    store = bot.services.store
+
+    async def digest_saved() -> bool:
+        return await store.get_thread(DIGEST) is not None
+
+    await until(digest_saved, 10)
+    ref: ThreadRef | None = await store.get_thread(DIGEST)
+    assert ref is not None
+    return ref
 
 
 async def _closed(store: Any) -> bool:
@@ -94,18 +103,8 @@ async def test_a_digest_whose_state_the_previous_release_wrote_is_continued_and_
     settings.runtime.digest_window_s = 600
     apps = [serve_case(argocd, kube, c) for c in CASES]
     async with running(settings) as bot:
-        for app in apps[:4]:
-            await bot.webhook(webhook_body(app))
-        await bot.settle()
-        await until(lambda: len(top(slack)) == 3, 10)  # two parents, one digest
+        ref = await _opened(bot, slack, apps[:4])
         store = bot.services.store
-
-        async def digest_saved() -> bool:
-            return await store.get_thread(DIGEST) is not None
-
-        await until(digest_saved, 10)
-        ref = await store.get_thread(DIGEST)
-        assert ref is not None
         state = await DigestState.load(store, ref.fingerprint)
         assert state is not None and len(state.items) == 2
         # what the previous release kept: each app's DigestItem, its report included, and no buttons
@@ -124,9 +123,9 @@ async def test_a_digest_whose_state_the_previous_release_wrote_is_continued_and_
         lines = [b for b in top(slack)[-1]["blocks"] if b["type"] == "section"][1:]
         assert [next(n for n in names if f"|{n}>" in b["text"]["text"]) for b in lines] == sorted(names)
         assert all("top cause" in b["text"]["text"] and b["accessory"]["value"] for b in lines), lines
-        ref = await store.get_thread(DIGEST)
-        assert ref is not None
-        text = await store.get_state(ref.fingerprint)
+        later = await store.get_thread(DIGEST)
+        assert later is not None
+        text = await store.get_state(later.fingerprint)
         assert text is not None and '"report"' not in str(text) and "findings" not in str(text)
         kept = DigestState.model_validate_json(text)
         assert len(kept.items) == 4 and all(r.summary is not None and r.summary.state == "drift" and r.buttons
