@@ -103,10 +103,20 @@ async def test_a_digest_whose_state_the_previous_release_wrote_is_continued_and_
     settings.runtime.digest_window_s = 600
     apps = [serve_case(argocd, kube, c) for c in CASES]
     async with running(settings) as bot:
-        ref = await _opened(bot, slack, apps[:4])
+        await _opened(bot, slack, apps[:4])
         store = bot.services.store
-        state = await DigestState.load(store, ref.fingerprint)
-        assert state is not None and len(state.items) == 2
+        listed: list[DigestState] = []
+
+        async def both_listed() -> bool:  # the digest may be posted with one app, then updated with the other
+            now = await store.get_thread(DIGEST)
+            state = await DigestState.load(store, now.fingerprint) if now is not None else None
+            listed[:] = [state] if state is not None else []
+            return state is not None and len(state.items) == 2
+
+        await until(both_listed, 15)
+        ref = await store.get_thread(DIGEST)
+        [state] = listed
+        assert ref is not None and "2 apps went OutOfSync" in top(slack)[-1]["text"]
         # what the previous release kept: each app's DigestItem, its report included, and no buttons
         case_of = {a["metadata"]["name"]: c for c, a in zip(CASES, apps, strict=True)}
         old = {key: DigestItem.of(row.alert, explain_case(CASEBOOK / "cases" / case_of[row.alert.app], row.alert.app))
