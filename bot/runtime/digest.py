@@ -33,7 +33,7 @@ import time
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.model import report_from_dict
+from bot.model import DigestSummary, report_from_dict
 from bot.runtime.alerts import Alerts
 from bot.runtime.serial import leased
 from bot.runtime.services import Services
@@ -59,12 +59,24 @@ def digest_key(channel: str, default: str) -> str:
     return DIGEST_KEY if channel == default else f"{DIGEST_KEY}:{channel}"
 
 
+def _summary(row: DigestRow) -> DigestSummary:
+    """The row's summary; a row kept before summaries were has its report instead."""
+    if row.summary is not None:
+        return row.summary
+    return digest_summary(row.alert, report_from_dict(row.report) if row.report is not None else None)
+
+
+def _summarized(row: DigestRow) -> DigestRow:
+    """The row with its summary (a row kept before summaries were keeps its report, never written back, for its
+    "Show details" button)."""
+    return row if row.summary is not None else row.model_copy(update={"summary": _summary(row)})
+
+
 def _entries(rows: dict[str, DigestRow]) -> tuple[list[DigestEntry], dict[str, str]]:
     entries: list[DigestEntry] = []
     reasons: dict[str, str] = {}
     for _, r in sorted(rows.items()):
-        summary = r.summary or digest_summary(r.alert, report_from_dict(r.report) if r.report is not None else None)
-        entries.append((r.alert, summary))
+        entries.append((r.alert, _summary(r)))
         if r.reason:
             reasons[r.alert.app] = r.reason
     return entries, reasons
@@ -123,14 +135,16 @@ class Digest:
         listed: dict[str, DigestRow] = {}
         if current and ref is not None:
             previous = await DigestState.load(self.s.store, ref.fingerprint)
-            listed = dict(previous.items) if previous else {}
+            # every row is written back with its summary (a row kept before summaries were loses its report then)
+            listed = {k: _summarized(r) for k, r in previous.items.items()} if previous else {}
         few = len(listed.keys() | new.keys()) <= MAX_BLOCKS  # one line per app: each with its "Show details"
         for app_key, item in sorted(new.items()):
             listed[app_key] = await self._row(app_key, item, few)
-        for app_key, r in sorted(listed.items()):  # a row kept before summaries were: made again from its report
-            if few and r.buttons is None and r.report is not None:
-                old = DigestItem(alert=r.alert, report=r.report, reason=r.reason)
-                listed[app_key] = await self._row(app_key, old, True)
+        if few:  # a row kept before summaries were has no "Show details" yet: made from its report
+            for app_key, r in sorted(listed.items()):
+                if r.buttons is None and r.report is not None:
+                    old = DigestItem(alert=r.alert, report=r.report, reason=r.reason)
+                    listed[app_key] = await self._row(app_key, old, True)
         entries, reasons = _entries(listed)
         buttons = {r.alert.app: r.buttons for r in listed.values() if r.buttons is not None} if few else None
         message = digest_message(entries, buttons, reasons=reasons)

@@ -21,6 +21,7 @@ from bot.config import Settings
 from bot.demo.runner import webhook_body
 from bot.store import ThreadRef
 from bot.store.state import DigestItem, DigestState
+from bot.wording import slack as wording
 from tests.builders import explain_case
 from tests.fakes.argocd import FakeArgoCD
 from tests.fakes.cases import serve_case
@@ -93,12 +94,14 @@ async def _closed(store: Any) -> bool:
     return ref is not None and ref.status == "synced"
 
 
+@pytest.mark.parametrize("extra", [0, 58], ids=["a-line-each", "grouped"])
 async def test_a_digest_whose_state_the_previous_release_wrote_is_continued_and_kept_as_summaries(
-    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes
+    settings: Settings, slack: FakeSlack, argocd: FakeArgoCD, kube: FakeKubernetes, extra: int
 ) -> None:
     """Issue 29: the digest keeps a summary per app, not its report. A digest opened by a replica of the previous
     release (its state holds each app's report) is still updated in place after an upgrade, with every app's line and
-    "Show details" button, and is written back as summaries."""
+    "Show details" button, and is written back as summaries; so is a grouped one (``extra`` more apps listed: no
+    line, no button each), whose apps stay in their cause's group at the next flush."""
     settings.runtime.digest_threshold = 2
     settings.runtime.digest_window_s = 600
     apps = [serve_case(argocd, kube, c) for c in CASES]
@@ -122,21 +125,31 @@ async def test_a_digest_whose_state_the_previous_release_wrote_is_continued_and_
         old = {key: DigestItem.of(row.alert, explain_case(CASEBOOK / "cases" / case_of[row.alert.app], row.alert.app))
                .model_dump(mode="json") for key, row in state.items.items()}  # fmt: skip
         assert len(old) == 2 and all(item["report"]["findings"] for item in old.values())
+        first = next(iter(old.values()))
+        for i in range(extra):  # more apps the previous release listed, with the same drift
+            copy = json.loads(json.dumps(first))
+            copy["alert"]["app"] = f"listed-{i:02d}"
+            old[f"argocd/listed-{i:02d}"] = copy
         legacy = await store.put_state("digest", json.dumps({"items": old, "grouped": False}), 3600)
         await store.save_thread(replace(ref, fingerprint=legacy), DIGEST)
         for app in apps[4:]:
             await bot.webhook(webhook_body(app))
         await bot.settle()
         names = [a["metadata"]["name"] for a in apps[2:]]
-        await until(lambda: "4 apps went OutOfSync" in top(slack)[-1]["text"], 15)
+        await until(lambda: f"{4 + extra} apps went OutOfSync" in top(slack)[-1]["text"], 15)
         assert len(top(slack)) == 3, [m["text"][:60] for m in top(slack)]
         lines = [b for b in top(slack)[-1]["blocks"] if b["type"] == "section"][1:]
-        assert [next(n for n in names if f"|{n}>" in b["text"]["text"]) for b in lines] == sorted(names)
-        assert all("top cause" in b["text"]["text"] and b["accessory"]["value"] for b in lines), lines
+        if not extra:
+            assert [next(n for n in names if f"|{n}>" in b["text"]["text"]) for b in lines] == sorted(names)
+            assert all("top cause" in b["text"]["text"] and b["accessory"]["value"] for b in lines), lines
+        else:  # grouped by cause: no app of the previous release is counted as still pending
+            pending = wording.SLACK_DIGEST_STATES["pending"]
+            assert pending not in json.dumps(top(slack)[-1]["blocks"]), top(slack)[-1]["text"]
         later = await store.get_thread(DIGEST)
         assert later is not None
         text = await store.get_state(later.fingerprint)
         assert text is not None and '"report"' not in str(text) and "findings" not in str(text)
         kept = DigestState.model_validate_json(text)
-        assert len(kept.items) == 4 and all(r.summary is not None and r.summary.state == "drift" and r.buttons
-                                            for r in kept.items.values())  # fmt: skip
+        assert len(kept.items) == 4 + extra
+        assert all(r.summary is not None and r.summary.state == "drift" for r in kept.items.values())
+        assert all((r.buttons is not None) == (not extra) for r in kept.items.values())
