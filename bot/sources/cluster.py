@@ -25,13 +25,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from bot.sources.kubeimport import import_kubernetes
+
 IN_CLUSTER = frozenset({"https://kubernetes.default.svc", "in-cluster"})
 PER_NAMESPACE_MAX = 3
+"""Up to this many namespaces, namespaced reads (least privilege); beyond, cluster-wide lists (fewer calls)."""
 CLIENT_TTL_S = 600.0
 """A cluster's API client (its configuration, credentials and connection pool) is reused this long, then built again
 from the kubeconfig (a file that changed is read again). Its token is refreshed by the client itself when it expires
-(an exec plugin's, the service account's)."""
-"""Up to this many namespaces, namespaced reads (least privilege); beyond, cluster-wide lists (fewer calls)."""
+(an exec plugin's, the service account's, an OIDC auth-provider's)."""
 
 
 @dataclass
@@ -167,6 +169,7 @@ def _get(api: Any, path: str) -> Any:
 
 
 def _api_client(kubeconfig: str | None, context: str | None) -> Any:
+    import_kubernetes()  # the package's first import in a replica is here: without requests and oauthlib
     from kubernetes import client, config
 
     kubeconfig = kubeconfig or os.environ.get("KUBECONFIG")
