@@ -199,3 +199,16 @@ async def test_an_idle_keep_alive_connection_outlasts_the_clients_pools(settings
             assert (await answer(reader)).startswith(b"HTTP/1.1 200")  # the same connection, still open
         finally:
             writer.close()
+
+
+def test_the_server_loads_no_websocket_protocol(settings: Settings) -> None:
+    """The bot serves no websocket: uvicorn's default would import a websocket library into every replica."""
+    settings.runtime.port = free_port()
+    services = build_services(settings)
+    server, sockets = server_for(build_app(services, runtime=Runtime(services, workers=0)), settings, "127.0.0.1")
+    try:
+        server.config.load()
+        assert server.config.ws_protocol_class is None
+    finally:
+        for s in sockets:
+            s.close()
