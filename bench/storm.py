@@ -31,7 +31,8 @@ it).
 (``redis-server`` must be installed; ``make test`` installs it.)
 
 Where a replica's memory goes (issue 29; README, "Benchmarks", has the figures): the imports of a started replica
-(~73 MB with the deployed set), the kubernetes package at the first cluster read (~9 MB), the analysis' data tables
+(~72 MB with the deployed set), the kubernetes package at the first cluster read (~4 MB: ``bot.sources.kubeimport``
+leaves out what it imports for OIDC refresh and websockets), the analysis' data tables
 (~3 MB), then what a storm holds: per analysis one app's objects, and for the system-level rule's check each app's
 kept objects one at a time (``bot.store.fleetobjects.StoredPairs``) and the list of applications one Application at
 a time (``bot.sources.applist``, with at most ``READ_AHEAD_BYTES`` of it unread), and for the digest a summary per
