@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from bot.analysis import schema
 from bot.analysis.canonical import deep_equal, same_members
 from bot.analysis.pointer import MISSING, Path, join
@@ -67,6 +69,10 @@ class _Differ:
                     # most fields are equal leaves of one type: deep_equal is == for them (no bool/int mix-up)
                     if dv != lv:
                         self.add(path + (key,), dpath + (key,), dv, lv)
+                elif dv == lv and _same_json(dv, lv):
+                    # an unchanged subtree (most of a live object) needs no walk, and a walk could pair two items
+                    # of a list by a repeated merge key and report a change that is not there
+                    continue
                 else:
                     self.merge(dv, lv, path + (key,), dpath + (key,))
         elif isinstance(d, list) and isinstance(live, list):
@@ -134,6 +140,14 @@ class _Differ:
 
     def add(self, path: Path, dpath: Path, d: Any, live: Any, root: Path | None = None) -> None:
         self.out.append(Delta(path, dpath, d, live, root))
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON, where Python's == is not: 1 == 1.0 and True == 1 are changes to Kubernetes."""
+    try:
+        return orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(b, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return False
 
 
 def diff_objects(desired: dict[str, Any], live: dict[str, Any]) -> list[Delta]:

@@ -40,6 +40,19 @@ def test_missing_keyed_item_is_reported_where_it_would_be_appended() -> None:
     assert pointers(d, live) == ["/spec/template/spec/containers/0/env/2"]
 
 
+def test_an_unchanged_list_with_a_repeated_merge_key_is_not_drift() -> None:
+    # env names repeat in real manifests (the API server keeps both, the last wins in the container); an unchanged
+    # list is not drift, though matching by key pairs the second item with the first
+    d = deployment()
+    d["spec"]["template"]["spec"]["containers"][0]["env"] = [
+        {"name": "MODE", "value": "a"},
+        {"name": "MODE", "value": "b"},
+    ]
+    live = live_of(d)
+    live["spec"]["replicas"] = 7
+    assert pointers(d, live) == ["/spec/replicas"]
+
+
 def test_atomic_list_element_and_only_live_keys() -> None:
     d = deployment()
     live = live_of(d)
